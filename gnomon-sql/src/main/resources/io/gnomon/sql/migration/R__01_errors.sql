@@ -1,0 +1,16 @@
+-- Gnomon's SQLSTATE registry. The Java enum io.gnomon.sql.GnomonSqlState mirrors these rows; a test checks both agree.
+insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
+  ('GN001', 'TABLE_NOT_TRACKED',        false, 'The table is not tracked by Gnomon.'),
+  ('GN002', 'TABLE_ALREADY_TRACKED',    false, 'The table is already tracked by Gnomon.'),
+  ('GN003', 'NO_PRIMARY_KEY',           false, 'The table has no primary key; Gnomon needs one to identify rows.'),
+  ('GN004', 'UNSUPPORTED_RELATION',     false, 'The relation cannot be tracked: a view, foreign, temporary or partition-child table.'),
+  ('GN005', 'UNSUPPORTED_COLUMN_TYPE',  false, 'A column has a type Gnomon cannot version (no equality operator).'),
+  ('GN006', 'UNSUPPORTED_DDL',          false, 'A schema change on a tracked table would break versioning and was refused.'),
+  ('GN007', 'TABLE_NOT_FOUND',          false, 'No table has that name.'),
+  ('GN010', 'MALFORMED_COORDINATE',     false, 'The text is not a Gnomon coordinate.'),
+  ('GN011', 'COORDINATE_IN_FUTURE',     false, 'The coordinate or timestamp is later than what this transaction can see.'),
+  ('GN012', 'COORDINATE_TOO_OLD',       false, 'The coordinate or timestamp is older than the history Gnomon keeps for the table.'),
+  ('GN020', 'CATALOG_VERSION_MISMATCH', false, 'The installed Gnomon catalog has another version than this library.'),
+  ('GN021', 'INVALID_ARGUMENT',         false, 'An argument to a Gnomon function is invalid.')
+on conflict (sqlstate) do update
+  set name = excluded.name, retryable = excluded.retryable, meaning = excluded.meaning;

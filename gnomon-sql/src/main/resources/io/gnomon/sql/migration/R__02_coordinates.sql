@@ -1,0 +1,98 @@
+-- Coordinates and ticks.
+-- A coordinate is a PostgreSQL snapshot: past reads through it are exact. Its text form is 'v1:' || snapshot,
+-- for example 'v1:7420:7424:7421,7423'.
+
+create or replace function gnomon.coordinate() returns text
+language sql volatile parallel safe as $$ select 'v1:' || pg_current_snapshot()::text $$;
+comment on function gnomon.coordinate() is
+  'The coordinate of the current statement (READ COMMITTED) or transaction (REPEATABLE READ, SERIALIZABLE), as text: store it and read as of it later. It does not include the calling transaction''s own uncommitted writes.';
+
+-- Parses the text form; raises GN010 on anything else.
+create or replace function gnomon.parse_coordinate(coordinate text) returns pg_snapshot
+language plpgsql immutable strict parallel safe as $$
+begin
+  if left(coordinate, 3) <> 'v1:' then
+    raise exception using errcode = 'GN010',
+      message = format('malformed coordinate %L: it must start with "v1:"', left(coordinate, 100)),
+      hint = 'Pass back a value returned by gnomon.coordinate() unchanged.';
+  end if;
+  return substr(coordinate, 4)::pg_snapshot;
+exception
+  when invalid_text_representation then
+    raise exception using errcode = 'GN010',
+      message = format('malformed coordinate %L: %s', left(coordinate, 100), sqlerrm),
+      hint = 'Pass back a value returned by gnomon.coordinate() unchanged.';
+end $$;
+comment on function gnomon.parse_coordinate(text) is 'Parses a coordinate''s text form into a pg_snapshot (GN010 when malformed).';
+
+-- Records a tick: a coordinate with its wall-clock time. Run by the Java ticker, or by any scheduler.
+create or replace function gnomon.tick() returns bigint
+language sql volatile as $$
+  insert into gnomon.tick (tick_at, snapshot) values (clock_timestamp(), pg_current_snapshot()) returning tick_id
+$$;
+comment on function gnomon.tick() is 'Records a tick (a coordinate and its wall-clock time) and returns its id. Call it every second from the Java ticker, cron or pg_cron.';
+
+-- The coordinate of the last tick at or before a timestamp.
+create or replace function gnomon.coordinate_at(at timestamptz) returns text
+language plpgsql stable strict as $$
+declare
+  snap pg_snapshot;
+begin
+  if at > clock_timestamp() then
+    raise exception using errcode = 'GN011',
+      message = format('timestamp %s is in the future', at),
+      hint = 'Read as of a time that has passed.';
+  end if;
+  select t.snapshot into snap from gnomon.tick t where t.tick_at <= at order by t.tick_at desc limit 1;
+  if snap is null then
+    raise exception using errcode = 'GN012',
+      message = format('no tick was recorded at or before %s', at),
+      detail = format('The first retained tick is at %s.', (select min(tick_at) from gnomon.tick)),
+      hint = 'Run the ticker (Gnomon.startTicker() or select gnomon.tick() every second) and read as of a later time.';
+  end if;
+  return 'v1:' || snap::text;
+end $$;
+comment on function gnomon.coordinate_at(timestamptz) is 'The coordinate of the last tick recorded at or before the timestamp (GN011 in the future, GN012 before the first tick).';
+
+-- Checks a coordinate for a read of one tracked table and returns what the as-of functions need:
+-- the snapshot, the xid below which every version is visible, and the checkpoint to start from, if any.
+create or replace function gnomon.resolve_read(coordinate text, table_id integer,
+    out snap pg_snapshot, out lo xid8, out cp bigint, out cp_snap pg_snapshot)
+language plpgsql stable as $$
+declare
+  cur pg_snapshot := pg_current_snapshot();
+  tt gnomon.tracked_table;
+begin
+  if coordinate is null then
+    raise exception using errcode = 'GN021', message = 'coordinate is null',
+      hint = 'Pass a value returned by gnomon.coordinate() or gnomon.coordinate_at(timestamp).';
+  end if;
+  snap := gnomon.parse_coordinate(coordinate);
+  -- From the future: C saw a transaction that this reader cannot see yet.
+  if pg_snapshot_xmax(snap) > pg_snapshot_xmax(cur)
+     or exists (select 1 from pg_snapshot_xip(cur) x
+                where x < pg_snapshot_xmax(snap) and pg_visible_in_snapshot(x, snap)) then
+    raise exception using errcode = 'GN011',
+      message = format('coordinate %s is in the future of this transaction', coordinate),
+      hint = 'Read as of a coordinate captured before this transaction''s snapshot; in REPEATABLE READ, start the transaction after capturing it.';
+  end if;
+  select * into tt from gnomon.tracked_table t where t.table_id = resolve_read.table_id;
+  if not found then
+    raise exception using errcode = 'GN001', message = format('table id %s is not tracked', table_id),
+      hint = 'Track the table with gnomon.track(''schema.table'').';
+  end if;
+  if not pg_visible_in_snapshot(tt.track_xid, snap) then
+    raise exception using errcode = 'GN012',
+      message = format('coordinate %s is older than the history of %I.%I', coordinate, tt.schema_name, tt.table_name),
+      detail = format('The table was tracked at %s; Gnomon has no history before that.', tt.tracked_at),
+      hint = 'Read as of a coordinate captured after the table was tracked.';
+  end if;
+  lo := pg_snapshot_xmin(snap);
+  -- The earliest checkpoint that saw everything C saw: roll back from it instead of from the live table,
+  -- but only when it is older than the live table (there is one at all).
+  select c.checkpoint_id, c.snapshot into cp, cp_snap
+    from gnomon.checkpoint c
+   where c.table_id = resolve_read.table_id and c.snapshot_xmin >= pg_snapshot_xmax(snap)
+   order by c.snapshot_xmin limit 1;
+end $$;
+comment on function gnomon.resolve_read(text, integer) is 'Internal: validates a coordinate for an as-of read of a tracked table.';

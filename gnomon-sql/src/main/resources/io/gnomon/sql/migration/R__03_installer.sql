@@ -1,0 +1,185 @@
+-- The installer: the one author of every per-table object (history, checkpoint table, triggers, as-of functions).
+
+-- Names of generated objects: base || suffix, shortened with a hash so it never exceeds 63 bytes.
+create or replace function gnomon.object_name(base text, suffix text) returns name
+language plpgsql immutable strict as $$
+declare
+  b text := base;
+begin
+  if octet_length(base || suffix) <= 63 then
+    return (base || suffix)::name;
+  end if;
+  -- leave room for '_' and an 8-character hash; cut whole characters, never half a multibyte one
+  while octet_length(b || suffix) > 63 - 9 loop
+    b := left(b, -1);
+  end loop;
+  return (b || '_' || left(md5(base), 8) || suffix)::name;
+end $$;
+comment on function gnomon.object_name(text, text) is 'The name of a generated object: base || suffix, shortened with a hash to fit 63 bytes.';
+
+-- Whether Gnomon can compare values of a type (diffs and merges compare row images).
+create or replace function gnomon.type_has_equality(t oid) returns boolean
+language plpgsql stable strict as $$
+declare
+  ty pg_type;
+begin
+  select * into ty from pg_type where oid = t;
+  if ty.typtype = 'd' then return gnomon.type_has_equality(ty.typbasetype); end if;
+  if ty.typelem <> 0 and ty.typsubscript = 'array_subscript_handler'::regproc then
+    return gnomon.type_has_equality(ty.typelem);
+  end if;
+  if ty.typtype in ('e', 'c', 'r', 'm') then return true; end if;
+  return exists (select 1 from pg_opclass c join pg_am a on a.oid = c.opcmethod
+                  where c.opcdefault and a.amname in ('btree', 'hash') and c.opcintype = t);
+end $$;
+
+-- The columns of a table as Gnomon stores them: history columns use a domain's base type
+-- (an insert's version leaves non-key columns NULL, which a NOT NULL domain would refuse).
+create or replace function gnomon.table_columns(relid oid) returns jsonb
+language sql stable strict as $$
+  with recursive base(attnum, typid, typmod) as (
+      select a.attnum, a.atttypid, a.atttypmod from pg_attribute a
+       where a.attrelid = relid and a.attnum > 0 and not a.attisdropped
+    union all
+      select b.attnum, t.typbasetype, t.typtypmod from base b join pg_type t on t.oid = b.typid
+       where t.typtype = 'd'
+  )
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'name', a.attname,
+           'attnum', a.attnum,
+           'typid', a.atttypid,
+           'type', format_type(a.atttypid, a.atttypmod),
+           'storetype', format_type(b.typid, b.typmod),
+           'collation', case when a.attcollation <> 0 and a.attcollation <> t.typcollation
+                             then (select format('%I.%I', n.nspname, c.collname) from pg_collation c
+                                     join pg_namespace n on n.oid = c.collnamespace where c.oid = a.attcollation) end
+         ) order by a.attnum), '[]'::jsonb)
+    from pg_attribute a
+    join pg_type t on t.oid = a.atttypid
+    join base b on b.attnum = a.attnum
+                and not exists (select 1 from pg_type bt where bt.oid = b.typid and bt.typtype = 'd')
+   where a.attrelid = relid and a.attnum > 0 and not a.attisdropped
+$$;
+
+-- Finds a tracked table by name; GN007 when no such table exists, GN001 when it is not tracked.
+create or replace function gnomon.tracked(table_name text) returns gnomon.tracked_table
+language plpgsql stable as $$
+declare
+  rel oid := to_regclass(table_name);
+  tt gnomon.tracked_table;
+begin
+  if rel is null then
+    raise exception using errcode = 'GN007', message = format('table %s does not exist', table_name),
+      hint = 'Name the table as schema.table; quote mixed-case names: ''"MySchema"."MyTable"''.';
+  end if;
+  select * into tt from gnomon.tracked_table t where t.relid = rel;
+  if not found then
+    raise exception using errcode = 'GN001', message = format('table %s is not tracked', rel::regclass),
+      hint = format('Track it first: select gnomon.track(%L);', rel::regclass::text);
+  end if;
+  return tt;
+end $$;
+comment on function gnomon.tracked(text) is 'The catalog row of a tracked table (GN007 when it does not exist, GN001 when it is not tracked).';
+
+-- (Re)creates the trigger functions and the as-of functions of a tracked table from its catalog row.
+create or replace function gnomon.install_objects(p_table_id integer) returns void
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  tab text; hist text; cpt text; seq text;
+  cols text; hcols text; keys text; keyjoin text; keycoalesce text; nonkey_old text;
+  out_h text; out_c text; h_key_eq_l text; h_key_eq_c text; 
+  body text;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  tab  := format('%I.%I', tt.schema_name, tt.table_name);
+  hist := format('gnomon_t.%I', tt.history_table);
+  cpt  := format('gnomon_t.%I', tt.checkpoint_table);
+  seq  := format('gnomon_t.%I', tt.sequence_name);
+
+  select string_agg(format('%I', c->>'name'), ', ' order by (c->>'attnum')::int) into cols
+    from jsonb_array_elements(tt.columns) c;
+  select string_agg(format('%I', k), ', ' order by o) into keys from unnest(tt.key_columns) with ordinality u(k, o);
+  select string_agg(format('o.%1$I = n.%1$I', k), ' and ' order by o) into keyjoin from unnest(tt.key_columns) with ordinality u(k, o);
+  select string_agg(format('x.%1$I = l.%1$I', k), ' and ' order by o) into h_key_eq_l from unnest(tt.key_columns) with ordinality u(k, o);
+  select string_agg(format('x.%1$I = c.%1$I', k), ' and ' order by o) into h_key_eq_c from unnest(tt.key_columns) with ordinality u(k, o);
+  -- an UPDATE's version: the key (old, or new for a key that only the new side has) and the old image
+  select string_agg(case when (c->>'name') = any (tt.key_columns)
+                         then format('coalesce(o.%1$I, n.%1$I)', c->>'name')
+                         else format('o.%I', c->>'name') end, ', ' order by (c->>'attnum')::int)
+    into keycoalesce from jsonb_array_elements(tt.columns) c;
+  select string_agg(format('o.%I', c->>'name'), ', ' order by (c->>'attnum')::int) into nonkey_old
+    from jsonb_array_elements(tt.columns) c;
+  -- rebuilt rows: history and checkpoint columns cast back to the table's own types (domains)
+  select string_agg(case when c->>'type' = c->>'storetype' then format('h.%I', c->>'name')
+                         else format('h.%I::%s', c->>'name', c->>'type') end, ', ' order by (c->>'attnum')::int)
+    into out_h from jsonb_array_elements(tt.columns) c;
+  select string_agg(case when c->>'type' = c->>'storetype' then format('c.%I', c->>'name')
+                         else format('c.%I::%s', c->>'name', c->>'type') end, ', ' order by (c->>'attnum')::int)
+    into out_c from jsonb_array_elements(tt.columns) c;
+
+  -- The write path: one statement-level trigger function, one set-based INSERT into the history per statement.
+  -- Each version holds the row's image from before the change, so the first write of a row that existed before
+  -- tracking records its baseline without any probe of the history.
+  body := format($b$
+begin
+  if TG_OP = 'UPDATE' then
+    insert into %1$s (g_vid, g_xid, g_op, %2$s)
+    select nextval(%3$L::regclass), pg_current_xact_id(),
+           case when o.%5$s is null then 'I' when n.%5$s is null then 'D' else 'U' end, %4$s
+      from gnomon_old o full join gnomon_new n on %6$s;
+  elsif TG_OP = 'INSERT' then
+    insert into %1$s (g_vid, g_xid, g_op, %7$s)
+    select nextval(%3$L::regclass), pg_current_xact_id(), 'I', %8$s from gnomon_new n;
+  elsif TG_OP = 'DELETE' then
+    insert into %1$s (g_vid, g_xid, g_op, %2$s)
+    select nextval(%3$L::regclass), pg_current_xact_id(), 'D', %9$s from gnomon_old o;
+  elsif TG_OP = 'TRUNCATE' then
+    insert into %1$s (g_vid, g_xid, g_op, %2$s)
+    select nextval(%3$L::regclass), pg_current_xact_id(), 'D', %2$s from %10$s;
+  end if;
+  return null;
+end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin, keys,
+         (select string_agg(format('n.%I', k), ', ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)),
+         nonkey_old, tab);
+  execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql security definer '
+                 'set search_path = pg_catalog, pg_temp as %L', tt.trigger_function, body);
+
+  -- Reads as of a coordinate. Inlined by the planner (LANGUAGE sql, STABLE, not strict), so a caller's
+  -- WHERE clause reaches the indexes. Three parts, exactly one of the first two runs:
+  --   live rows (or checkpoint rows) of keys with no version invisible at C,
+  --   and for keys changed since C, the image from before the first version C cannot see.
+  body := format($b$
+  with r as materialized (select * from gnomon.resolve_read(%1$s, %2$s))
+  select %3$s from %4$s l
+   where (select r.cp from r) is null
+     and not exists (select 1 from %5$s x where %6$s and x.g_xid >= (select r.lo from r)
+                      and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r)))
+  union all
+  select %7$s from %8$s c
+   where c.g_cp = (select r.cp from r)
+     and not exists (select 1 from %5$s x where %9$s and x.g_xid >= (select r.lo from r)
+                      and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r))
+                      and pg_visible_in_snapshot(x.g_xid, (select r.cp_snap from r)))
+  union all
+  select %10$s from (
+    select distinct on (%11$s) x.*
+      from %5$s x
+     where x.g_xid >= (select r.lo from r)
+       and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r))
+       and ((select r.cp from r) is null or pg_visible_in_snapshot(x.g_xid, (select r.cp_snap from r)))
+     order by %11$s, x.g_vid) h
+   where h.g_op <> 'I'
+$b$, '%COORD%', tt.table_id,
+     (select string_agg(format('l.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c),
+     tab, hist, h_key_eq_l, out_c, cpt, h_key_eq_c, out_h,
+     (select string_agg(format('x.%I', k), ', ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)));
+  execute format('create or replace function gnomon_t.%I(coordinate text) returns setof %s language sql stable as %L',
+                 tt.as_of_function, tab, replace(body, '%COORD%', 'coordinate'));
+  execute format('create or replace function gnomon_t.%I(at timestamptz) returns setof %s language sql stable as %L',
+                 tt.as_of_function, tab, replace(body, '%COORD%', 'gnomon.coordinate_at(at)'));
+  execute format('comment on function gnomon_t.%I(text) is %L', tt.as_of_function,
+                 format('Rows of %s as of a coordinate (from gnomon.coordinate()). Generated by gnomon.track().', tab));
+  execute format('comment on function gnomon_t.%I(timestamptz) is %L', tt.as_of_function,
+                 format('Rows of %s as of the last tick at or before a timestamp. Generated by gnomon.track().', tab));
+end $$;

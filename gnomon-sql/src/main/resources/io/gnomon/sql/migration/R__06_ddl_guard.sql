@@ -1,0 +1,113 @@
+-- Schema changes on tracked tables: ADD COLUMN is followed (history and generated functions are extended);
+-- anything else that would break versioning is refused with GN006, never silently mismatched.
+
+create or replace function gnomon.follow_table_change(p_table_id integer) returns void
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  cur_cols jsonb;
+  cur_keys name[];
+  cur_name name; cur_schema name;
+  old_col jsonb; new_col jsonb;
+  def text;
+  tab text;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  tab := format('%I.%I', tt.schema_name, tt.table_name);
+  select c.relname, n.nspname into cur_name, cur_schema from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = tt.relid;
+  if cur_name is distinct from tt.table_name or cur_schema is distinct from tt.schema_name then
+    raise exception using errcode = 'GN006',
+      message = format('renaming tracked table %s (to %I.%I) is not supported', tab, cur_schema, cur_name),
+      hint = format('Untrack it first (select gnomon.untrack(%L)), rename it, then track it again.', tab);
+  end if;
+  cur_cols := gnomon.table_columns(tt.relid);
+  for old_col in select * from jsonb_array_elements(tt.columns) loop
+    select c into new_col from jsonb_array_elements(cur_cols) c where (c->>'attnum') = (old_col->>'attnum');
+    if new_col is null then
+      raise exception using errcode = 'GN006',
+        message = format('dropping column %I of tracked table %s is not supported', old_col->>'name', tab),
+        hint = format('Untrack it first (select gnomon.untrack(%L)), or keep the column.', tab);
+    elsif new_col->>'name' <> old_col->>'name' then
+      raise exception using errcode = 'GN006',
+        message = format('renaming column %I of tracked table %s to %I is not supported', old_col->>'name', tab, new_col->>'name'),
+        hint = format('Untrack it first (select gnomon.untrack(%L)), or add a new column instead.', tab);
+    elsif new_col->>'typid' <> old_col->>'typid' or new_col->>'type' <> old_col->>'type' then
+      raise exception using errcode = 'GN006',
+        message = format('changing the type of column %I of tracked table %s from %s to %s is not supported',
+                         old_col->>'name', tab, old_col->>'type', new_col->>'type'),
+        hint = format('Untrack it first (select gnomon.untrack(%L)), or add a new column of the new type.', tab);
+    end if;
+  end loop;
+  select array_agg(a.attname order by k.ord) into cur_keys
+    from pg_constraint con cross join lateral unnest(con.conkey) with ordinality k(attnum, ord)
+    join pg_attribute a on a.attrelid = tt.relid and a.attnum = k.attnum
+   where con.conrelid = tt.relid and con.contype = 'p';
+  if cur_keys is distinct from tt.key_columns then
+    raise exception using errcode = 'GN006',
+      message = format('changing the primary key of tracked table %s is not supported', tab),
+      detail = format('Gnomon identifies rows by (%s).', array_to_string(tt.key_columns, ', ')),
+      hint = format('Untrack it first (select gnomon.untrack(%L)), change the key, then track it again.', tab);
+  end if;
+  for new_col in select c from jsonb_array_elements(cur_cols) c
+                  where not exists (select 1 from jsonb_array_elements(tt.columns) o where o->>'attnum' = c->>'attnum') loop
+    if not gnomon.type_has_equality((new_col->>'typid')::oid) then
+      raise exception using errcode = 'GN005',
+        message = format('column %I of %s has type %s, which Gnomon cannot version', new_col->>'name', tab, new_col->>'type'),
+        hint = 'Use a type with an equality operator (jsonb rather than json).';
+    end if;
+    -- Versions written before the column existed show the value existing rows got: a constant default, else NULL.
+    select case when a.atthasmissing then pg_get_expr(d.adbin, d.adrelid) end into def
+      from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+     where a.attrelid = tt.relid and a.attnum = (new_col->>'attnum')::int;
+    -- added with the default in one statement, so existing versions get it as a stored "missing" value
+    execute format('alter table gnomon_t.%I add column %I %s%s%s', tt.history_table, new_col->>'name', new_col->>'storetype',
+                   coalesce(' collate ' || (new_col->>'collation'), ''), coalesce(' default ' || def, ''));
+    if def is not null then
+      execute format('alter table gnomon_t.%I alter column %I drop default', tt.history_table, new_col->>'name');
+    end if;
+    execute format('alter table gnomon_t.%I add column %I %s%s%s', tt.checkpoint_table, new_col->>'name', new_col->>'storetype',
+                   coalesce(' collate ' || (new_col->>'collation'), ''), coalesce(' default ' || def, ''));
+    if def is not null then
+      execute format('alter table gnomon_t.%I alter column %I drop default', tt.checkpoint_table, new_col->>'name');
+    end if;
+  end loop;
+  update gnomon.tracked_table set columns = cur_cols where table_id = p_table_id;
+  perform gnomon.install_objects(p_table_id);
+end $$;
+
+create or replace function gnomon.ddl_guard() returns event_trigger
+language plpgsql as $$
+declare
+  cmd record;
+  tid integer;
+begin
+  for cmd in select * from pg_event_trigger_ddl_commands() where classid = 'pg_class'::regclass loop
+    select table_id into tid from gnomon.tracked_table where relid = cmd.objid;
+    if found then
+      perform gnomon.follow_table_change(tid);
+    end if;
+  end loop;
+end $$;
+
+create or replace function gnomon.drop_guard() returns event_trigger
+language plpgsql as $$
+declare
+  obj record;
+  tt gnomon.tracked_table;
+begin
+  for obj in select * from pg_event_trigger_dropped_objects() where classid = 'pg_class'::regclass and objsubid = 0 loop
+    select * into tt from gnomon.tracked_table where relid = obj.objid;
+    if found then
+      raise exception using errcode = 'GN006',
+        message = format('dropping tracked table %I.%I is not supported while it is tracked', tt.schema_name, tt.table_name),
+        hint = format('Untrack it first: select gnomon.untrack(%L, drop_history => true);', format('%I.%I', tt.schema_name, tt.table_name));
+    end if;
+  end loop;
+end $$;
+
+drop event trigger if exists gnomon_ddl_guard;
+create event trigger gnomon_ddl_guard on ddl_command_end when tag in ('ALTER TABLE')
+  execute function gnomon.ddl_guard();
+drop event trigger if exists gnomon_drop_guard;
+create event trigger gnomon_drop_guard on sql_drop when tag in ('DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
+  execute function gnomon.drop_guard();
