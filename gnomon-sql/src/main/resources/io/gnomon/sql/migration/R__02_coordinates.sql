@@ -47,7 +47,8 @@ begin
   if snap is null then
     raise exception using errcode = 'GN012',
       message = format('no tick was recorded at or before %s', at),
-      detail = format('The first retained tick is at %s.', (select min(tick_at) from gnomon.tick)),
+      detail = coalesce(format('The first retained tick is at %s.', (select min(tick_at) from gnomon.tick)),
+                        'No tick has been recorded yet.'),
       hint = 'Run the ticker (Gnomon.startTicker() or select gnomon.tick() every second) and read as of a later time.';
   end if;
   return 'v1:' || snap::text;

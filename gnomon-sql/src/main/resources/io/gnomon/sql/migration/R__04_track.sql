@@ -154,6 +154,7 @@ declare
   tt gnomon.tracked_table := gnomon.tracked(table_name);
   tab text := format('%I.%I', tt.schema_name, tt.table_name);
   kept text;
+  part name;
 begin
   execute format('drop trigger if exists gnomon_insert on %s', tab);
   execute format('drop trigger if exists gnomon_update on %s', tab);
@@ -170,6 +171,10 @@ begin
   else
     -- kept as plain tables under a name that cannot collide with a later tracking of the same table
     kept := '_untracked_' || tt.table_id || '_' || (pg_current_xact_id()::text);
+    for part in select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
+                 where i.inhparent = format('gnomon_t.%I', tt.history_table)::regclass loop
+      execute format('alter table gnomon_t.%I rename to %I', part, gnomon.object_name(part, kept));
+    end loop;
     execute format('alter table gnomon_t.%I rename to %I', tt.history_table, gnomon.object_name(tt.base_name, '_h' || kept));
     execute format('alter table gnomon_t.%I rename to %I', tt.checkpoint_table, gnomon.object_name(tt.base_name, '_c' || kept));
     execute format('alter sequence gnomon_t.%I rename to %I', tt.sequence_name, gnomon.object_name(tt.base_name, '_vid' || kept));

@@ -1,0 +1,287 @@
+package io.gnomon;
+
+import io.gnomon.internal.Jdbc;
+import io.gnomon.internal.Ticker;
+import io.gnomon.sql.Catalog;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import javax.sql.DataSource;
+
+/**
+ * The entry point: tracks tables, captures coordinates, runs the ticker and reads tables as of a past point.
+ *
+ * <pre>{@code
+ * Gnomon.install(dataSource);                       // once per database: the gnomon catalog
+ * try (Gnomon gnomon = Gnomon.open(dataSource)) {
+ *   gnomon.track("public.accounts");
+ *   Coordinate before = gnomon.coordinate();
+ *   // ... writes ...
+ *   Result<AccountsRecord> then = gnomon.asOf(before).fetch(dsl, ACCOUNTS, ACCOUNTS.ID.eq(7));
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. Each call takes a connection from the data source and returns it; calls that take a
+ * {@link Connection} run inside the caller's transaction instead.
+ */
+public final class Gnomon implements AutoCloseable {
+  private static final String TRACKED_SQL =
+      "select table_id, schema_name, table_name, key_columns, history_table, as_of_function, tracked_at"
+          + " from gnomon.tracked_table";
+
+  private final GnomonConfig config;
+  private final ConcurrentMap<String, TrackedTable> trackedByName = new ConcurrentHashMap<>();
+  private volatile Ticker ticker;
+
+  private Gnomon(GnomonConfig config) {
+    this.config = config;
+  }
+
+  /**
+   * Installs or upgrades the {@code gnomon} catalog in the database (Flyway, with its own history table).
+   *
+   * @return the number of migrations applied, 0 when the catalog was already current
+   */
+  public static int install(DataSource dataSource) {
+    return Catalog.install(dataSource);
+  }
+
+  /** Opens Gnomon on a data source with the default configuration. */
+  public static Gnomon open(DataSource dataSource) {
+    return open(GnomonConfig.of(dataSource));
+  }
+
+  /**
+   * Opens Gnomon. Refuses, with a message saying what to do, when the catalog is missing or of another version.
+   */
+  public static Gnomon open(GnomonConfig config) {
+    if (config.checkCatalog()) {
+      Jdbc.withConnection(
+          config.dataSource(),
+          "checking the gnomon catalog",
+          c -> {
+            Catalog.check(c);
+            return null;
+          });
+    }
+    return new Gnomon(config);
+  }
+
+  /** The configuration this instance runs with. */
+  public GnomonConfig config() {
+    return config;
+  }
+
+  /**
+   * Tracks a table: installs its history, trigger and as-of functions. O(1) in the table's size.
+   *
+   * @param table the table's name as SQL, {@code schema.table} (quote mixed case: {@code "My"."Table"})
+   * @throws TableNotFoundException, TableAlreadyTrackedException, NoPrimaryKeyException,
+   *     UnsupportedRelationException, UnsupportedColumnTypeException with a message saying what to do
+   */
+  public TrackedTable track(String table) {
+    return Jdbc.withConnection(
+        config.dataSource(),
+        "tracking " + table,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement("select gnomon.track(?)")) {
+            ps.setString(1, table);
+            ps.execute();
+          }
+          return tracked(c, table);
+        });
+  }
+
+  /**
+   * Stops tracking a table: removes its trigger and functions. With {@code dropHistory} its history goes too;
+   * without, the history is kept, renamed, as plain tables in schema {@code gnomon_t}.
+   */
+  public void untrack(String table, boolean dropHistory) {
+    Jdbc.withConnection(
+        config.dataSource(),
+        "untracking " + table,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement("select gnomon.untrack(?, ?)")) {
+            ps.setString(1, table);
+            ps.setBoolean(2, dropHistory);
+            ps.execute();
+          }
+          return null;
+        });
+    trackedByName.clear();
+  }
+
+  /** The tracked table with this name; throws {@link TableNotTrackedException} or {@link TableNotFoundException}. */
+  public TrackedTable tracked(String table) {
+    TrackedTable t = trackedByName.get(table);
+    if (t != null) {
+      return t;
+    }
+    return Jdbc.withConnection(config.dataSource(), "looking up " + table, c -> tracked(c, table));
+  }
+
+  private TrackedTable tracked(Connection c, String table) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            TRACKED_SQL + " where table_id = (gnomon.tracked(?)).table_id")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        TrackedTable t = read(rs);
+        trackedByName.put(table, t);
+        return t;
+      }
+    }
+  }
+
+  /** Every tracked table, by id. */
+  public List<TrackedTable> trackedTables() {
+    return Jdbc.withConnection(
+        config.dataSource(),
+        "listing tracked tables",
+        c -> {
+          List<TrackedTable> out = new ArrayList<>();
+          try (Statement st = c.createStatement();
+              ResultSet rs = st.executeQuery(TRACKED_SQL + " order by table_id")) {
+            while (rs.next()) {
+              out.add(read(rs));
+            }
+          }
+          return out;
+        });
+  }
+
+  private static TrackedTable read(ResultSet rs) throws SQLException {
+    String[] keys = (String[]) rs.getArray("key_columns").getArray();
+    return new TrackedTable(
+        rs.getInt("table_id"),
+        rs.getString("schema_name"),
+        rs.getString("table_name"),
+        Arrays.asList(keys),
+        rs.getString("history_table"),
+        rs.getString("as_of_function"),
+        rs.getObject("tracked_at", OffsetDateTime.class));
+  }
+
+  /** Captures the coordinate of now (one round trip). */
+  public Coordinate coordinate() {
+    return Jdbc.withConnection(config.dataSource(), "capturing a coordinate", Gnomon::captureCoordinate);
+  }
+
+  /**
+   * Captures the coordinate of the caller's transaction or statement: in REPEATABLE READ and SERIALIZABLE it is
+   * the transaction's snapshot, so reads in that transaction replay exactly as of it. It does not include the
+   * transaction's own uncommitted writes.
+   */
+  public static Coordinate coordinate(Connection connection) {
+    return Jdbc.on(connection, "capturing a coordinate", Gnomon::captureCoordinate);
+  }
+
+  private static Coordinate captureCoordinate(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("select gnomon.coordinate()")) {
+      rs.next();
+      return Coordinate.parse(rs.getString(1));
+    }
+  }
+
+  /**
+   * The coordinate of the last tick at or before a time.
+   *
+   * @throws CoordinateInFutureException for a time in the future
+   * @throws CoordinateTooOldException when no tick was recorded at or before it
+   */
+  public Coordinate coordinateAt(Instant at) {
+    return Jdbc.withConnection(
+        config.dataSource(),
+        "finding the coordinate at " + at,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement("select gnomon.coordinate_at(?)")) {
+            ps.setObject(1, OffsetDateTime.ofInstant(at, ZoneOffset.UTC));
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              return Coordinate.parse(rs.getString(1));
+            }
+          }
+        });
+  }
+
+  /** Records one tick now and returns its id (the ticker does this every {@code tickInterval}). */
+  public long tick() {
+    return Jdbc.withConnection(
+        config.dataSource(),
+        "recording a tick",
+        c -> {
+          try (Statement st = c.createStatement();
+              ResultSet rs = st.executeQuery("select gnomon.tick()")) {
+            rs.next();
+            return rs.getLong(1);
+          }
+        });
+  }
+
+  /** Starts the ticker (idempotent): a tick every {@code tickInterval}, upkeep every {@code maintainInterval}. */
+  public synchronized void startTicker() {
+    if (ticker == null) {
+      ticker = new Ticker(config.dataSource(), config.tickInterval(), config.maintainInterval());
+    }
+  }
+
+  /** Stops the ticker, if running. */
+  public synchronized void stopTicker() {
+    if (ticker != null) {
+      ticker.close();
+      ticker = null;
+    }
+  }
+
+  /** Whether the ticker runs. */
+  public synchronized boolean tickerRunning() {
+    return ticker != null;
+  }
+
+  /**
+   * Materialises the table's current state; reads as of older coordinates then roll back from it instead of from
+   * the live table. Returns the checkpoint's id.
+   */
+  public long checkpoint(String table) {
+    return Jdbc.withConnection(
+        config.dataSource(),
+        "checkpointing " + table,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement("select gnomon.checkpoint(?)")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              return rs.getLong(1);
+            }
+          }
+        });
+  }
+
+  /** Reads as of a coordinate: see {@link AsOf}. */
+  public AsOf asOf(Coordinate coordinate) {
+    return new AsOf(this, coordinate);
+  }
+
+  /** Reads as of the last tick at or before a time. */
+  public AsOf asOf(Instant at) {
+    return new AsOf(this, coordinateAt(at));
+  }
+
+  /** Stops the ticker. The data source is the caller's and stays open. */
+  @Override
+  public void close() {
+    stopTicker();
+  }
+}

@@ -1,0 +1,9 @@
+package io.gnomon;
+
+/** The relation cannot be tracked: a view, foreign, temporary or partition-child table (SQLSTATE GN004). */
+public final class UnsupportedRelationException extends GnomonException {
+  /** Creates the exception; used by Gnomon's error translator. */
+  public UnsupportedRelationException(String message, Throwable cause) {
+    super(message, "GN004", cause);
+  }
+}

@@ -1,0 +1,41 @@
+package io.gnomon.internal;
+
+import io.gnomon.GnomonException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/** Runs short units of work on a connection of Gnomon's data source, translating errors. */
+public final class Jdbc {
+  /** Work on a connection. */
+  @FunctionalInterface
+  public interface Work<T> {
+    /** Does the work. */
+    T run(Connection c) throws SQLException;
+  }
+
+  private Jdbc() {}
+
+  /** Runs work on a fresh connection in autocommit mode; {@code doing} names the work in error messages. */
+  public static <T> T withConnection(DataSource ds, String doing, Work<T> work) {
+    try (Connection c = ds.getConnection()) {
+      return work.run(c);
+    } catch (SQLException e) {
+      throw Errors.translate(doing, e);
+    }
+  }
+
+  /** Runs work on the caller's connection (inside the caller's transaction). */
+  public static <T> T on(Connection c, String doing, Work<T> work) {
+    try {
+      return work.run(c);
+    } catch (SQLException e) {
+      throw Errors.translate(doing, e);
+    }
+  }
+
+  /** Wraps a non-database failure. */
+  public static GnomonException failure(String message, Throwable cause) {
+    return new GnomonException(message, null, cause);
+  }
+}

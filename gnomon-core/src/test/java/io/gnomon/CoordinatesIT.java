@@ -1,0 +1,130 @@
+package io.gnomon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** Coordinates, ticks, reads as of a time, and their errors. */
+class CoordinatesIT extends GnomonIT {
+
+  @Test
+  void aCoordinateRoundTripsThroughItsTextForm() {
+    Coordinate c = gnomon().coordinate();
+    assertEquals(c, Coordinate.parse(c.toString()));
+    assertTrue(c.toString().startsWith("v1:"));
+  }
+
+  @Test
+  void inRepeatableReadTheCoordinateIsTheTransactionSnapshot() throws Exception {
+    sql("create table rr (id int primary key, v int)");
+    gnomon().track("rr");
+    sql("insert into rr values (1, 1)");
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      Coordinate inTx = Gnomon.coordinate(c);
+      sql("update rr set v = 2"); // another session commits after the snapshot
+      try (Statement st = c.createStatement()) {
+        var rs = st.executeQuery("select v from rr");
+        rs.next();
+        assertEquals(1, rs.getInt(1));
+      }
+      c.commit();
+      assertEquals("1", one("select v from gnomon_t.rr_as_of('" + inTx + "')"));
+    }
+  }
+
+  @Test
+  void badCoordinatesGetGnomonErrors() throws Exception {
+    sql("create table bc (id int primary key)");
+    gnomon().track("bc");
+    MalformedCoordinateException m =
+        assertThrows(MalformedCoordinateException.class, () -> sqlTranslated("select * from gnomon_t.bc_as_of('yesterday')"));
+    assertEquals("GN010", m.sqlState());
+    assertThrows(MalformedCoordinateException.class, () -> sqlTranslated("select * from gnomon_t.bc_as_of('v1:9:x:')"));
+    assertThrows(MalformedCoordinateException.class, () -> Coordinate.parse("v2:1:2:"));
+    assertThrows(MalformedCoordinateException.class, () -> Coordinate.parse("v1:5:3:"));
+    Coordinate now = gnomon().coordinate();
+    Coordinate future = Coordinate.of(now.xmax() + 1000, now.xmax() + 1000, java.util.List.of());
+    CoordinateInFutureException f =
+        assertThrows(CoordinateInFutureException.class, () -> sqlTranslated("select * from gnomon_t.bc_as_of('" + future + "')"));
+    assertTrue(f.getMessage().contains("future"), f.getMessage());
+    CoordinateTooOldException old =
+        assertThrows(CoordinateTooOldException.class, () -> sqlTranslated("select * from gnomon_t.bc_as_of('v1:3:3:')"));
+    assertTrue(old.getMessage().contains("bc"), "names the table: " + old.getMessage());
+  }
+
+  @Test
+  void ticksMapTimeToCoordinates() throws Exception {
+    sql("create table tk (id int primary key, v int)");
+    gnomon().track("tk");
+    sql("insert into tk values (1, 1)");
+    gnomon().tick();
+    Instant afterFirst = Instant.now();
+    waitUntilServerClockPasses(afterFirst);
+    sql("update tk set v = 2");
+    gnomon().tick();
+    assertEquals(gnomon().coordinateAt(afterFirst), gnomon().asOf(afterFirst).coordinate());
+    assertEquals("1", one("select v from gnomon_t.tk_as_of('" + gnomon().coordinateAt(afterFirst) + "')"));
+    assertEquals("2", one("select v from gnomon_t.tk_as_of(now())"));
+    assertThrows(CoordinateInFutureException.class, () -> gnomon().coordinateAt(Instant.now().plus(Duration.ofHours(1))));
+    CoordinateTooOldException tooOld =
+        assertThrows(CoordinateTooOldException.class, () -> gnomon().coordinateAt(Instant.now().minus(Duration.ofDays(1))));
+    assertTrue(tooOld.getMessage().contains("tick"), tooOld.getMessage());
+  }
+
+  @Test
+  void theTickerRecordsTicksUntilStopped() throws Exception {
+    try (Gnomon g = Gnomon.open(GnomonConfig.builder().dataSource(dataSource()).tickInterval(Duration.ofMillis(50)).build())) {
+      long before = Long.parseLong(one("select count(*) from gnomon.tick"));
+      g.startTicker();
+      assertTrue(g.tickerRunning());
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (Long.parseLong(one("select count(*) from gnomon.tick")) < before + 3) {
+        assertTrue(System.nanoTime() < deadline, "the ticker recorded no 3 ticks in 20 s");
+        Thread.onSpinWait();
+      }
+      g.stopTicker();
+      long stopped = Long.parseLong(one("select count(*) from gnomon.tick"));
+      long afterStop = Long.parseLong(one("select count(*) from gnomon.tick, pg_sleep(0.2)"));
+      assertEquals(stopped, afterStop, "no tick after stopTicker()");
+    }
+  }
+
+  @Test
+  void checkpointsGiveTheSameAnswersAsRollingBackFromNow() throws Exception {
+    sql("create table cp (id int primary key, v int)");
+    gnomon().track("cp");
+    sql("insert into cp select g, 0 from generate_series(1, 200) g");
+    String early = coordinate();
+    sql("update cp set v = v + 1 where id % 2 = 0");
+    sql("delete from cp where id % 10 = 0");
+    String mid = coordinate();
+    sql("insert into cp values (1000, 1)");
+    String withoutCheckpoint = rowsSum("cp", early) + "/" + rowsSum("cp", mid);
+    long id = gnomon().checkpoint("cp");
+    assertTrue(id > 0);
+    sql("update cp set v = v + 100");
+    sql("delete from cp where id < 50");
+    assertEquals(withoutCheckpoint, rowsSum("cp", early) + "/" + rowsSum("cp", mid));
+    assertEquals("1", one("select count(*) from gnomon.checkpoint where table_id = " + gnomon().tracked("cp").id()));
+  }
+
+  private String rowsSum(String table, String coordinate) throws Exception {
+    return one("select count(*) || ':' || coalesce(sum(id * 1000 + v), 0) from gnomon_t." + table + "_as_of('" + coordinate + "')");
+  }
+
+  private void waitUntilServerClockPasses(Instant t) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (Instant.parse(one("select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')")).compareTo(t) <= 0) {
+      assertTrue(System.nanoTime() < deadline);
+      Thread.onSpinWait();
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package io.gnomon;
+
+import io.gnomon.internal.Errors;
+import io.gnomon.sql.Catalog;
+import io.gnomon.testkit.GnomonDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Base of gnomon-core's integration tests: each test gets a fresh database cloned from a template with the Gnomon
+ * catalog installed, on the real PostgreSQL the testkit provides, and an open {@link Gnomon}.
+ */
+abstract class GnomonIT {
+  /** The template every test database is cloned from: the catalog, installed once per JVM. */
+  static final String TEMPLATE = "gnomon_catalog_v" + Catalog.VERSION;
+
+  @RegisterExtension final GnomonDatabase db = GnomonDatabase.fromTemplate(TEMPLATE, Catalog::install);
+
+  private Gnomon gnomon;
+
+  Gnomon gnomon() {
+    if (gnomon == null) {
+      gnomon = Gnomon.open(db.dataSource());
+    }
+    return gnomon;
+  }
+
+  @AfterEach
+  void closeGnomon() {
+    if (gnomon != null) {
+      gnomon.close();
+    }
+  }
+
+  DataSource dataSource() {
+    return db.dataSource();
+  }
+
+  Connection connect() {
+    return db.connect();
+  }
+
+  /** Runs statements in autocommit mode. */
+  void sql(String... statements) throws SQLException {
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      for (String s : statements) {
+        st.execute(s);
+      }
+    }
+  }
+
+  /** Runs a statement, translating a failure as the API does. */
+  void sqlTranslated(String statement) {
+    try {
+      sql(statement);
+    } catch (SQLException e) {
+      throw Errors.translate("running " + statement, e);
+    }
+  }
+
+  /** The first column of the first row, as text. */
+  String one(String query) throws SQLException {
+    try (Connection c = connect();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(query)) {
+      if (!rs.next()) {
+        throw new AssertionError("no row from " + query);
+      }
+      return rs.getString(1);
+    }
+  }
+
+  String coordinate() throws SQLException {
+    return one("select gnomon.coordinate()");
+  }
+
+  /** A two-column (id, v) table as of a coordinate, as "id:v,id:v" in key order. */
+  String rows(String table, String coordinate) throws SQLException {
+    return one("select coalesce(string_agg(id || ':' || v, ',' order by id), '') from gnomon_t." + table
+        + "_as_of('" + coordinate + "')");
+  }
+}

@@ -1,0 +1,195 @@
+package io.gnomon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.StringReader;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+
+/** Tracking: what is installed, the write path's versions, and the cases that must keep working. */
+class TrackingIT extends GnomonIT {
+
+  @Test
+  void trackingIsConstantTimeAndRowsGetTheirBaselineOnFirstWrite() throws Exception {
+    sql("create table pre (id int primary key, v int)");
+    sql("insert into pre select g, g from generate_series(1, 5000) g");
+    TrackedTable t = gnomon().track("public.pre");
+    assertEquals(List.of("id"), t.keyColumns());
+    assertEquals("0", one("select count(*) from gnomon_t.pre_h"), "tracking wrote no per-row history");
+    String before = coordinate();
+    sql("update pre set v = -1 where id = 7");
+    assertEquals("1", one("select count(*) from gnomon_t.pre_h"));
+    assertEquals("U|7", one("select g_op::text || '|' || v from gnomon_t.pre_h"), "the version holds the row from before");
+    assertEquals("7", one("select v from gnomon_t.pre_as_of('" + before + "') where id = 7"));
+    assertEquals("-1", one("select v from gnomon_t.pre_as_of(gnomon.coordinate()) where id = 7"));
+    assertEquals("5000", one("select count(*) from gnomon_t.pre_as_of('" + before + "')"));
+  }
+
+  @Test
+  void primaryKeyChangedByUpdateReadsAsDeleteAndInsert() throws Exception {
+    sql("create table pk (id int primary key, v text)");
+    gnomon().track("pk");
+    sql("insert into pk values (1, 'a'), (2, 'b')");
+    String before = coordinate();
+    sql("update pk set id = 10 where id = 1");
+    sql("update pk set id = id + 100"); // every key changes in one statement
+    assertEquals("1:a,2:b", rows("pk", before));
+    assertEquals("102:b,110:a", rows("pk", coordinate()));
+  }
+
+  @Test
+  void upsertCopySavepointsAndTwoPhaseCommit() throws Exception {
+    sql("create table w (id int primary key, v int)");
+    gnomon().track("public.w");
+    sql("insert into w values (1, 1)");
+    String c1 = coordinate();
+    sql("insert into w values (1, 5), (2, 2) on conflict (id) do update set v = excluded.v");
+    try (Connection c = connect()) {
+      ((PGConnection) c.unwrap(PGConnection.class)).getCopyAPI().copyIn("copy w from stdin", new StringReader("3\t3\n4\t4\n"));
+    }
+    String c2 = coordinate();
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        st.execute("update w set v = 100 where id = 1");
+        st.execute("savepoint s");
+        st.execute("update w set v = 200 where id = 2");
+        st.execute("delete from w where id = 3");
+        st.execute("rollback to savepoint s");
+      }
+      c.commit();
+    }
+    String c3 = coordinate();
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("begin");
+      st.execute("update w set v = 44 where id = 4");
+      st.execute("prepare transaction 'gnomon_2pc'");
+    }
+    String prepared = coordinate();
+    sql("commit prepared 'gnomon_2pc'");
+    assertEquals("1:1", rows("w", c1));
+    assertEquals("1:5,2:2,3:3,4:4", rows("w", c2));
+    assertEquals("1:100,2:2,3:3,4:4", rows("w", c3));
+    assertEquals("1:100,2:2,3:3,4:4", rows("w", prepared), "a prepared transaction is invisible until committed");
+    assertEquals("1:100,2:2,3:3,4:44", rows("w", coordinate()));
+    assertEquals("0", one("select count(*) from gnomon_t.w_h where v = 200 or (id = 3 and g_op = 'D')"),
+        "a rolled-back savepoint leaves no version");
+  }
+
+  @Test
+  void quotedLongNamesCompositeKeysAndEveryColumnType() throws Exception {
+    sql("create type mood as enum ('sad', 'ok', 'happy')");
+    sql("create domain posint as int not null check (value > 0)");
+    sql("create schema \"Odd Schema\"");
+    String name = "\"Odd Schema\".\"" + "T".repeat(63) + "\"";
+    sql("create table " + name + " (k1 int, \"K 2\" text, j jsonb, arr int[], num numeric(10,2), m mood, d posint,"
+        + " big text, n int, primary key (k1, \"K 2\"))");
+    TrackedTable t = gnomon().track(name);
+    assertEquals(List.of("k1", "K 2"), t.keyColumns());
+    assertTrue(t.asOfFunction().getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= 63);
+    sql("insert into " + name + " values (1, 'a', '{\"x\": [1, 2]}', '{1,2}', 12.50, 'ok', 5, repeat('z', 200000), null)");
+    String before = coordinate();
+    sql("update " + name + " set j = '{\"x\": 3}', arr = null, num = 1, m = 'happy', d = 9, big = 'short', n = 1");
+    String replay = "select j::text || '|' || arr::text || '|' || num || '|' || m || '|' || d || '|' || length(big)"
+        + " || '|' || coalesce(n::text, 'null') from " + t.asOfFunctionSql() + "('" + before + "')";
+    assertEquals("{\"x\": [1, 2]}|{1,2}|12.50|ok|5|200000|null", one(replay), "TOASTed and typed values replay whole");
+    assertEquals("1", one("select count(*) from " + t.asOfFunctionSql() + "(gnomon.coordinate()) where \"K 2\" = 'a'"));
+  }
+
+  @Test
+  void truncateIsRecordedSoPastReadsStillSeeTheRows() throws Exception {
+    sql("create table tr (id int primary key, v int)");
+    gnomon().track("tr");
+    sql("insert into tr select g, g from generate_series(1, 3) g");
+    String before = coordinate();
+    sql("truncate tr");
+    assertEquals("1:1,2:2,3:3", rows("tr", before));
+    assertEquals("", rows("tr", coordinate()));
+  }
+
+  @Test
+  void addColumnIsFollowedAndOtherDdlIsRefused() throws Exception {
+    sql("create table ddl (id int primary key, v int)");
+    gnomon().track("ddl");
+    sql("insert into ddl values (1, 1)");
+    String before = coordinate();
+    sql("update ddl set v = 2");
+    sql("alter table ddl add column flag int default 7");
+    sql("alter table ddl add column note text");
+    sql("update ddl set note = 'x', v = 3");
+    assertEquals("1|7|null", one("select v || '|' || flag || '|' || coalesce(note, 'null') from gnomon_t.ddl_as_of('" + before + "')"),
+        "as of before the change, the new column shows the value existing rows got");
+    assertEquals("3|7|x", one("select v || '|' || flag || '|' || note from gnomon_t.ddl_as_of(gnomon.coordinate())"));
+    for (String ddl : List.of(
+        "alter table ddl drop column note",
+        "alter table ddl rename column v to w",
+        "alter table ddl alter column v type bigint",
+        "alter table ddl rename to ddl2",
+        "alter table ddl drop constraint ddl_pkey")) {
+      UnsupportedDdlException e = assertThrows(UnsupportedDdlException.class, () -> sqlTranslated(ddl), ddl);
+      assertEquals("GN006", e.sqlState());
+      assertTrue(e.getMessage().contains("ddl"), e.getMessage());
+      assertTrue(e.getMessage().contains("Hint:"), "the message says what to do: " + e.getMessage());
+    }
+    assertEquals("3", one("select v from ddl"), "refused DDL changed nothing");
+    sql("create index on ddl (v)"); // harmless DDL is allowed
+  }
+
+  @Test
+  void badInputGetsAClearErrorAndLeavesNothingInstalled() throws Exception {
+    sql("create table nopk (a int)");
+    sql("create view vw as select 1 as a");
+    sql("create foreign data wrapper gnomon_test_fdw");
+    sql("create server gnomon_test_server foreign data wrapper gnomon_test_fdw");
+    sql("create foreign table ft (a int) server gnomon_test_server");
+    sql("create table js (id int primary key, doc json)");
+    sql("create table parted (id int primary key) partition by range (id)");
+    sql("create table parted_1 partition of parted for values from (0) to (10)");
+    sql("create table ok (id int primary key)");
+    gnomon().track("ok");
+    String objectsBefore = one("select count(*) from pg_class where relnamespace = 'gnomon_t'::regnamespace");
+    assertThrows(NoPrimaryKeyException.class, () -> gnomon().track("nopk"));
+    assertThrows(UnsupportedRelationException.class, () -> gnomon().track("vw"));
+    assertThrows(UnsupportedRelationException.class, () -> gnomon().track("ft"));
+    assertThrows(UnsupportedRelationException.class, () -> gnomon().track("parted_1"));
+    UnsupportedColumnTypeException json = assertThrows(UnsupportedColumnTypeException.class, () -> gnomon().track("js"));
+    assertTrue(json.getMessage().contains("jsonb"), json.getMessage());
+    assertThrows(TableAlreadyTrackedException.class, () -> gnomon().track("ok"));
+    assertThrows(TableNotFoundException.class, () -> gnomon().track("no_such_table"));
+    assertThrows(TableNotTrackedException.class, () -> gnomon().untrack("nopk", false));
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("create temporary table tmp (id int primary key)");
+      var e = assertThrows(java.sql.SQLException.class, () -> st.execute("select gnomon.track('tmp')"));
+      assertEquals("GN004", e.getSQLState());
+    }
+    assertEquals(objectsBefore, one("select count(*) from pg_class where relnamespace = 'gnomon_t'::regnamespace"),
+        "a refused track leaves nothing half-installed");
+    assertEquals("1", one("select count(*) from gnomon.tracked_table"));
+    gnomon().track("parted"); // a partitioned table is tracked at its root
+  }
+
+  @Test
+  void untrackKeepsOrDropsTheHistory() throws Exception {
+    sql("create table u1 (id int primary key)");
+    sql("create table u2 (id int primary key)");
+    gnomon().track("u1");
+    gnomon().track("u2");
+    sql("insert into u1 values (1)");
+    sql("insert into u2 values (1)");
+    gnomon().untrack("u1", false);
+    gnomon().untrack("u2", true);
+    assertEquals("1", one("select count(*) from pg_class where relnamespace = 'gnomon_t'::regnamespace"
+        + " and relname like 'u1_h_untracked%' and relkind = 'p'"), "u1's history is kept, renamed");
+    assertEquals("0", one("select count(*) from pg_class where relnamespace = 'gnomon_t'::regnamespace and relname like 'u2%'"));
+    assertEquals("0", one("select count(*) from pg_trigger where tgrelid in ('u1'::regclass, 'u2'::regclass)"));
+    sql("insert into u1 values (2)"); // the table works as before
+    gnomon().track("u1"); // and can be tracked again
+  }
+}

@@ -1,0 +1,66 @@
+package io.gnomon.sql;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * Gnomon's own SQLSTATEs, mirroring the registry table {@code gnomon.error_code} (a test checks that both agree).
+ * PostgreSQL's retryable states are listed too, so one translator can mark retryable failures.
+ */
+public enum GnomonSqlState {
+  /** The table is not tracked by Gnomon. */
+  TABLE_NOT_TRACKED("GN001", false),
+  /** The table is already tracked by Gnomon. */
+  TABLE_ALREADY_TRACKED("GN002", false),
+  /** The table has no primary key. */
+  NO_PRIMARY_KEY("GN003", false),
+  /** A view, foreign, temporary or partition-child table cannot be tracked. */
+  UNSUPPORTED_RELATION("GN004", false),
+  /** A column's type has no equality operator. */
+  UNSUPPORTED_COLUMN_TYPE("GN005", false),
+  /** A schema change on a tracked table was refused. */
+  UNSUPPORTED_DDL("GN006", false),
+  /** No table has that name. */
+  TABLE_NOT_FOUND("GN007", false),
+  /** The text is not a Gnomon coordinate. */
+  MALFORMED_COORDINATE("GN010", false),
+  /** The coordinate or timestamp is later than what the transaction can see. */
+  COORDINATE_IN_FUTURE("GN011", false),
+  /** The coordinate or timestamp is older than the retained history. */
+  COORDINATE_TOO_OLD("GN012", false),
+  /** The installed catalog has another version than this library. */
+  CATALOG_VERSION_MISMATCH("GN020", false),
+  /** An argument to a Gnomon function is invalid. */
+  INVALID_ARGUMENT("GN021", false);
+
+  private final String sqlState;
+  private final boolean retryable;
+
+  GnomonSqlState(String sqlState, boolean retryable) {
+    this.sqlState = sqlState;
+    this.retryable = retryable;
+  }
+
+  /** The five-character SQLSTATE, for example {@code GN001}. */
+  public String sqlState() {
+    return sqlState;
+  }
+
+  /** Whether running the same work again may succeed. */
+  public boolean retryable() {
+    return retryable;
+  }
+
+  /** The Gnomon state with this SQLSTATE, if it is one of Gnomon's. */
+  public static Optional<GnomonSqlState> of(String sqlState) {
+    return Arrays.stream(values()).filter(s -> s.sqlState.equals(sqlState)).findFirst();
+  }
+
+  /**
+   * Whether a PostgreSQL SQLSTATE marks a failure worth retrying: serialization failure (40001), deadlock (40P01),
+   * lock not available (55P03).
+   */
+  public static boolean isRetryablePostgresState(String sqlState) {
+    return "40001".equals(sqlState) || "40P01".equals(sqlState) || "55P03".equals(sqlState);
+  }
+}
