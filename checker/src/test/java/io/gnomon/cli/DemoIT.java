@@ -1,0 +1,108 @@
+package io.gnomon.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code ./gnomon demo} end to end on real PostgreSQL: it starts its own throwaway cluster (or uses GNOMON_JDBC_URL),
+ * and every step must print what a newcomer is told it prints.
+ */
+class DemoIT {
+  private static Cli.Run demo;
+  private static List<String> lines;
+
+  @BeforeAll
+  static void runDemo() {
+    long started = System.nanoTime();
+    demo = Cli.run("demo");
+    long seconds = (System.nanoTime() - started) / 1_000_000_000L;
+    lines = demo.out().lines().toList();
+    assertEquals(0, demo.status(), demo.all());
+    assertTrue(seconds < 60, "the demo took " + seconds + " s; it must finish well under a minute");
+  }
+
+  @Test
+  void finishesAndSaysSo() {
+    assertTrue(demo.out().contains("Demo finished in"), demo.all());
+    assertTrue(demo.out().contains("every step returned what it should"), demo.all());
+    assertEquals("", demo.err(), demo.all());
+  }
+
+  @Test
+  void readAsOfTheCoordinateShowsTheOldRows() {
+    List<String> rows = resultOf("select * from gnomon_t.account_as_of('v1:");
+    assertEquals(List.of(
+        " id | owner | balance",
+        "----+-------+---------",
+        "  1 | alice |  100.00",
+        "  2 | bob   |   50.00",
+        "  3 | carol |   75.00",
+        "(3 rows)"), rows, demo.all());
+  }
+
+  @Test
+  void liveTableShowsTheNewRows() {
+    assertEquals(List.of(
+        " id | owner | balance",
+        "----+-------+---------",
+        "  1 | alice |   70.00",
+        "  3 | carol |   75.00",
+        "  4 | dave  |   20.00",
+        "(3 rows)"), resultOf("select * from account order by id;"), demo.all());
+  }
+
+  @Test
+  void readAsOfATimeShowsTheValueThen() {
+    List<String> rows = resultOf("select * from gnomon_t.account_as_of(timestamptz '");
+    assertEquals("  1 | alice |   70.00", rows.get(2), demo.all());
+    assertTrue(demo.out().contains("jshell> gnomon.startTicker();"), demo.all());
+  }
+
+  @Test
+  void javaReadsShowTheOldRows() {
+    assertTrue(demo.out().contains("jshell> try (PreparedStatement ps = gnomon.asOf(before).prepare("), demo.all());
+    assertTrue(demo.out().contains("|   1|alice| 100.00|"), "jOOQ's result: " + demo.all());
+    assertTrue(demo.out().contains("|   2|bob  |  50.00|"), "jOOQ's result: " + demo.all());
+  }
+
+  @Test
+  void showsACheckpoint() {
+    assertTrue(demo.out().contains("gnomon_demo=# select gnomon.checkpoint('public.account');"), demo.all());
+    assertEquals(" checkpoint", resultOf("select gnomon.checkpoint('public.account');").get(0), demo.all());
+  }
+
+  @Test
+  void showsErrorsWithTheirSqlstate() {
+    assertTrue(demo.out().contains("ERROR:  table audit_log has no primary key"), demo.all());
+    assertTrue(demo.out().contains("-- SQLSTATE GN003 (NO_PRIMARY_KEY)"), demo.all());
+    assertTrue(demo.out().contains("Exception io.gnomon.NoPrimaryKeyException"), demo.all());
+    assertTrue(demo.out().contains("-- SQLSTATE GN006 (UNSUPPORTED_DDL)"), demo.all());
+  }
+
+  @Test
+  void everyStepIsNumberedAndExplained() {
+    List<String> headings = lines.stream().filter(l -> l.startsWith("== ")).toList();
+    assertTrue(headings.size() >= 8, headings.toString());
+    for (int i = 0; i < headings.size(); i++) {
+      assertTrue(headings.get(i).startsWith("== " + (i + 1) + ". "), headings.toString());
+    }
+  }
+
+  /** The result lines printed after the first prompt line that contains {@code sql}, up to the row count. */
+  private static List<String> resultOf(String sql) {
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).startsWith("  gnomon_demo") && lines.get(i).contains(sql)) {
+        int end = i + 1;
+        while (end < lines.size() && !lines.get(end).matches(" *\\(\\d+ rows?\\)")) {
+          end++;
+        }
+        return lines.subList(i + 1, Math.min(end + 1, lines.size())).stream().map(l -> l.substring(2)).toList();
+      }
+    }
+    throw new AssertionError("the demo ran no statement containing " + sql + "\n" + demo.all());
+  }
+}
