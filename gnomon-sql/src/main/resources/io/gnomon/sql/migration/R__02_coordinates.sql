@@ -27,7 +27,7 @@ comment on function gnomon.parse_coordinate(text) is 'Parses a coordinate''s tex
 
 -- Records a tick: a coordinate with its wall-clock time. Run by the Java ticker, or by any scheduler.
 create or replace function gnomon.tick() returns bigint
-language sql volatile as $$
+language sql volatile security definer set search_path = pg_catalog, pg_temp as $$
   insert into gnomon.tick (tick_at, snapshot) values (clock_timestamp(), pg_current_snapshot()) returning tick_id
 $$;
 comment on function gnomon.tick() is 'Records a tick (a coordinate and its wall-clock time) and returns its id. Call it every second from the Java ticker, cron or pg_cron.';

@@ -56,6 +56,7 @@ declare
   tid integer;
   tt gnomon.tracked_table;
   hcols text;
+  grantee text;
 begin
   if rel is null then
     raise exception using errcode = 'GN007', message = format('table %s does not exist', table_name),
@@ -135,6 +136,15 @@ begin
                  tt.checkpoint_table, hcols, (select string_agg(format('%I', k), ', ') from unnest(keys) k));
 
   perform gnomon.install_objects(tid);
+  -- Who may read the table may read its history, unless row-level security filters the table (history cannot
+  -- apply the policies, so then only the owner reads it).
+  if not c.relrowsecurity then
+    for grantee in select distinct case when a.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(a.grantee)) end
+                     from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a
+                    where a.privilege_type = 'SELECT' and a.grantee <> c.relowner loop
+      execute format('grant select on gnomon_t.%I, gnomon_t.%I to %s', tt.history_table, tt.checkpoint_table, grantee);
+    end loop;
+  end if;
   execute format('create trigger gnomon_insert after insert on %s referencing new table as gnomon_new '
                  'for each statement execute function gnomon_t.%I()', rel::regclass, tt.trigger_function);
   execute format('create trigger gnomon_update after update on %s referencing old table as gnomon_old new table as gnomon_new '

@@ -77,3 +77,8 @@ create operator class gnomon.xid8_minmax_ops default for type xid8 using brin fa
   function 2 brin_minmax_add_value(internal, internal, internal, internal),
   function 3 brin_minmax_consistent(internal, internal, internal),
   function 4 brin_minmax_union(internal, internal, internal);
+
+-- Readers need the catalog to resolve coordinates; it holds names and snapshots, never row data.
+-- History tables are granted one by one by gnomon.track(), following the tracked table's own grants.
+grant usage on schema gnomon, gnomon_t to public;
+grant select on gnomon.error_code, gnomon.tracked_table, gnomon.tick, gnomon.checkpoint to public;
