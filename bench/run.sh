@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Reproduces the figures in docs/performance.md: bench/run.sh [--quick] [GROUP...]
+#
+# Groups: write-read (tracked vs untracked pgbench_accounts, pgbench and server-side loops) and jmh
+# (CoordinateBenchmark). Without groups, all of them; --quick runs short measurements for a smoke test
+# (write-read only unless groups are named) in about three minutes. Each group writes
+# target/bench/GROUP.json (and GROUP.txt with plans and WAL breakdowns) under the repository root.
+#
+# Every measurement runs on a throwaway PostgreSQL cluster started by gnomon-testkit from the local server
+# binaries (GNOMON_PG_BINDIR, else /usr/lib/postgresql/15/bin); as root, PostgreSQL runs as the postgres OS user.
+set -euo pipefail
+
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
+classes="$root/bench/target/classes"
+classpath_file="$root/bench/target/classpath.txt"
+
+needs_build() {
+  [[ -f "$classpath_file" && -f "$classes/META-INF/BenchmarkList" && -f "$classes/io/gnomon/bench/BenchMain.class" ]] \
+    || return 0
+  local entry
+  local -a entries
+  IFS=':' read -r -a entries < "$classpath_file"
+  for entry in "${entries[@]}"; do
+    [[ -e "$entry" ]] || return 0
+  done
+  # any pom or main source (Java, SQL, resources) newer than the last build
+  [[ -n "$(find "$root" -path "$root/.git" -prune -o \
+             \( -name pom.xml -o -path '*/src/main/*' \) -type f -newer "$classpath_file" -print -quit)" ]]
+}
+
+if needs_build; then
+  command -v mvn > /dev/null || { echo "bench: Maven (mvn) is needed to build Gnomon" >&2; exit 1; }
+  echo "bench: building bench and the modules it needs (mvn -q -B install -DskipTests -pl bench -am)..." >&2
+  (cd "$root" && mvn -q -B install -DskipTests -pl bench -am >&2) \
+    || { echo "bench: the build failed; see above." >&2; exit 1; }
+  touch "$classpath_file"
+fi
+
+# A run takes up to twenty minutes; a concurrent `mvn install` must not swap jars or classes under it, so it
+# runs from a private copy of Gnomon's own jars and of the bench classes.
+snapshot="$root/target/bench/.classpath"
+rm -rf "$snapshot" && mkdir -p "$snapshot/lib"
+cp -r "$classes" "$snapshot/classes"
+cp_entries=("$snapshot/classes")
+IFS=":" read -r -a entries < "$classpath_file" || true  # the file has no final newline
+for entry in "${entries[@]}"; do
+  if [[ "$entry" == */io/gnomon/* && -f "$entry" ]]; then
+    cp "$entry" "$snapshot/lib/" && cp_entries+=("$snapshot/lib/$(basename "$entry")")
+  else
+    cp_entries+=("$entry")
+  fi
+done
+cp_string="$(IFS=':'; echo "${cp_entries[*]}")"
+
+cd "$root"
+echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+exec java -Xmx1g -cp "$cp_string" io.gnomon.bench.BenchMain --out "$root/target/bench" "$@"

@@ -1,0 +1,75 @@
+package io.gnomon.bench;
+
+import io.gnomon.testkit.PgCluster;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Runs benchmark groups and writes each one's rows to {@code OUT/GROUP.json}, printing them as a
+ * table. Usage: {@code BenchMain [--quick] [--out DIR] [GROUP...]}; groups are {@code write-read}
+ * and {@code jmh}. Without groups: all of them ({@code --quick}: {@code write-read} only).
+ */
+public final class BenchMain {
+  static final List<String> GROUPS = List.of("write-read", "jmh");
+
+  private BenchMain() {}
+
+  public static void main(String[] args) {
+    boolean quick = false;
+    Path out = Path.of("target", "bench");
+    Set<String> groups = new LinkedHashSet<>();
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--quick":
+          quick = true;
+          break;
+        case "--out":
+          out = Path.of(args[++i]);
+          break;
+        case "-h":
+        case "--help":
+          System.out.println("usage: bench/run.sh [--quick] [GROUP...]   groups: " + String.join(", ", GROUPS));
+          return;
+        default:
+          if (!GROUPS.contains(args[i])) {
+            System.err.println("unknown group '" + args[i] + "'; groups are: " + String.join(", ", GROUPS));
+            System.exit(2);
+          }
+          groups.add(args[i]);
+      }
+    }
+    if (groups.isEmpty()) {
+      groups.addAll(quick ? List.of("write-read") : GROUPS);
+    }
+    Budget budget = quick ? Budget.quickRun() : Budget.full();
+    System.out.println("Gnomon benchmarks" + (quick ? " (quick: short runs, for a smoke test only)" : "")
+        + ", groups " + groups + ", results in " + out.toAbsolutePath());
+    List<String> summaries = new ArrayList<>();
+    for (String group : groups) {
+      long t0 = System.nanoTime();
+      List<Metric> rows = run(group, budget, out);
+      Report.write(out, group, rows);
+      Report.print(System.out, group, rows);
+      summaries.add(String.format("%s: %d rows in %.0f s -> %s", group, rows.size(), (System.nanoTime() - t0) / 1e9,
+          out.resolve(group + ".json")));
+    }
+    summaries.forEach(System.out::println);
+  }
+
+  private static List<Metric> run(String group, Budget budget, Path out) {
+    System.out.println("\n== running " + group);
+    switch (group) {
+      case "write-read":
+        try (PgCluster pg = BenchCluster.start()) {
+          return WriteReadGroup.run(pg, budget, out, System.out);
+        }
+      case "jmh":
+        return JmhGroup.run(budget, out);
+      default:
+        throw new IllegalArgumentException(group);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package io.gnomon.bench;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A few JDBC shortcuts for benchmark set-up; every failure becomes an unchecked exception. */
+final class Db {
+  private Db() {}
+
+  static void exec(Connection c, String sql) {
+    try (Statement st = c.createStatement()) {
+      st.execute(sql);
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+  }
+
+  static String text(Connection c, String sql) {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+  }
+
+  static double number(Connection c, String sql) {
+    return Double.parseDouble(text(c, sql));
+  }
+
+  static List<String> lines(Connection c, String sql) {
+    List<String> out = new ArrayList<>();
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Wall-clock milliseconds of one statement. */
+  static double timeMillis(Connection c, String sql) {
+    long t0 = System.nanoTime();
+    exec(c, sql);
+    return (System.nanoTime() - t0) / 1e6;
+  }
+
+  /** A SQL string literal. */
+  static String literal(String s) {
+    return "'" + s.replace("'", "''") + "'";
+  }
+}

@@ -1,0 +1,205 @@
+package io.gnomon.bench;
+
+import static io.gnomon.bench.WriteRead.ROWS;
+import static io.gnomon.bench.WriteRead.TRACKED;
+import static io.gnomon.bench.WriteRead.UNTRACKED;
+
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** The read path: live point reads, coordinate capture, as-of point reads and scans. */
+final class ReadMetrics {
+  static final String AS_OF_SCRIPT =
+      "\\set aid random(1, " + ROWS + ")\n"
+          + "select abalance from gnomon_t.pgbench_accounts_as_of(:coord) where aid = :aid;\n";
+  static final String CURRENT_SCRIPT =
+      "\\set aid random(1, " + ROWS + ")\n"
+          + "select abalance from pgbench_accounts where aid = :aid;\n";
+  static final List<String> PLAN_MODES = List.of("auto", "force_custom_plan", "force_generic_plan");
+
+  private final WriteRead wr;
+  private final Budget budget;
+  private final Details log;
+
+  ReadMetrics(WriteRead wr) {
+    this.wr = wr;
+    this.budget = wr.budget();
+    this.log = wr.details();
+  }
+
+  /** point_read_tracked_vs_untracked: pgbench's built-in select-only script, 2 clients. */
+  Metric pointRead() {
+    List<double[]> runs = Paired.alternate(budget.repeats(), () -> selectOnly(TRACKED), () -> selectOnly(UNTRACKED));
+    return Metric.paired("point_read_tracked_vs_untracked", "tps", runs, Target.noSlower(0.03),
+        "pgbench -S -M prepared, 2 clients, " + budget.pgbenchSeconds() + " s per run");
+  }
+
+  private double selectOnly(String db) {
+    Pgbench.Result r = wr.pgbench().selectOnly(db, 2, budget.pgbenchSeconds(), Map.of());
+    log.log("select-only %-12s %9.0f tps", db, r.tps());
+    return r.tps();
+  }
+
+  /** coordinate_vs_select1: latency of {@code select gnomon.coordinate()} against {@code select 1}. */
+  Metric coordinate() {
+    List<double[]> runs = Paired.alternate(budget.repeats(),
+        () -> latency("coordinate", "select gnomon.coordinate();\n", Map.of(), Map.of()),
+        () -> latency("select1", "select 1;\n", Map.of(), Map.of()));
+    return Metric.paired("coordinate_vs_select1", "us", runs, Target.atMost(1.1),
+        "pgbench -M prepared, 1 client, " + budget.latencySeconds() + " s per run; us per round trip = 1e6 / tps");
+  }
+
+  private double latency(String name, String script, Map<String, String> defines, Map<String, String> env) {
+    Pgbench.Result r = wr.pgbench().script(TRACKED, name, script, 1, budget.latencySeconds(), defines, env);
+    log.log("%-34s %7.1f us/transaction %s", name, r.microsPerTransaction(), env.getOrDefault("PGOPTIONS", ""));
+    return r.microsPerTransaction();
+  }
+
+  /**
+   * past_point_read_vs_current: pgbench point reads as of a coordinate captured before (the table
+   * unchanged since) against the same read of the live table, single client, for each
+   * plan_cache_mode; then the same reads in a server-side loop, and the plans.
+   */
+  List<Metric> pastPointRead() {
+    Connection c = wr.tracked();
+    Db.exec(c, "vacuum analyze pgbench_accounts");
+    String coord = Db.text(c, "select gnomon.coordinate()");
+    log.log("as-of point reads at coordinate %s", coord);
+    List<Metric> out = new ArrayList<>();
+    for (String mode : PLAN_MODES) {
+      Map<String, String> env = Map.of("PGOPTIONS", "-c plan_cache_mode=" + mode);
+      List<double[]> runs = Paired.alternate(budget.repeats(),
+          () -> latency("as_of_point_read", AS_OF_SCRIPT, Map.of("coord", coord), env),
+          () -> latency("current_point_read", CURRENT_SCRIPT, Map.of(), env));
+      String name = "auto".equals(mode) ? "past_point_read_vs_current" : "past_point_read_vs_current_" + mode;
+      out.add(Metric.paired(name, "us", runs, "auto".equals(mode) ? Target.atMost(1.10) : null,
+          "pgbench -M prepared, 1 client, plan_cache_mode=" + mode + ", " + budget.latencySeconds()
+              + " s per run; coordinate captured before, table unchanged since"));
+    }
+    int n = budget.serverLoop();
+    for (String mode : PLAN_MODES) {
+      List<double[]> runs = Paired.alternate(budget.repeats(),
+          () -> Db.number(c, "select bench.read_loop(" + Db.literal(coord) + ", " + n + ", '" + mode + "', true)"),
+          () -> Db.number(c, "select bench.read_loop(" + Db.literal(coord) + ", " + n + ", '" + mode + "', false)"));
+      out.add(Metric.paired("past_point_read_server_us_" + mode, "us", runs, null,
+          n + " point reads in a PL/pgSQL loop (static SQL, plan cached by the loop), plan_cache_mode=" + mode));
+      log.log("server-side point read, %s: as of %.1f us, current %.1f us", mode,
+          Stats.median(runs.stream().mapToDouble(r -> r[0]).toArray()),
+          Stats.median(runs.stream().mapToDouble(r -> r[1]).toArray()));
+    }
+    explainPointRead(c, coord);
+    out.addAll(readParts(c, coord));
+    return out;
+  }
+
+  private void explainPointRead(Connection c, String coord) {
+    String asOf = "select abalance from gnomon_t.pgbench_accounts_as_of(" + Db.literal(coord) + ") where aid = 4242";
+    log.section("as-of point read, custom plan (literal coordinate)",
+        String.join("\n", Db.lines(c, "explain (analyze, buffers) " + asOf)));
+    log.section("current point read",
+        String.join("\n", Db.lines(c, "explain (analyze, buffers) select abalance from pgbench_accounts where aid = 4242")));
+    Db.exec(c, "prepare bench_asof(text, int) as select abalance from gnomon_t.pgbench_accounts_as_of($1) where aid = $2");
+    try {
+      Db.exec(c, "set plan_cache_mode = force_generic_plan");
+      log.section("as-of point read, generic plan (prepared, plan_cache_mode=force_generic_plan)",
+          String.join("\n", Db.lines(c, "explain (analyze, buffers) execute bench_asof(" + Db.literal(coord) + ", 4242)")));
+    } finally {
+      Db.exec(c, "reset plan_cache_mode");
+      Db.exec(c, "deallocate bench_asof");
+    }
+  }
+
+  /** Where an as-of point read's time goes: resolving the coordinate, parsing it, the rest. */
+  private List<Metric> readParts(Connection c, String coord) {
+    List<Metric> out = new ArrayList<>();
+    int n = budget.serverLoop();
+    try {
+      int tableId = (int) Db.number(c, "select table_id from gnomon.tracked_table where table_name = 'pgbench_accounts'");
+      Db.exec(c, ServerSql.exprLoop("empty_loop", "1 as x"));
+      Db.exec(c, ServerSql.exprLoop("parse_loop", "gnomon.parse_coordinate(c) as x"));
+      Db.exec(c, ServerSql.exprLoop("resolve_loop", "* from gnomon.resolve_read(c, " + tableId + ")"));
+      Db.exec(c, ServerSql.exprLoop("snapshot_loop", "pg_current_snapshot() as x"));
+      String lit = Db.literal(coord);
+      double empty = Db.number(c, "select bench.empty_loop(" + lit + ", " + n + ")");
+      double parse = Db.number(c, "select bench.parse_loop(" + lit + ", " + n + ")");
+      double resolve = Db.number(c, "select bench.resolve_loop(" + lit + ", " + n + ")");
+      double snapshot = Db.number(c, "select bench.snapshot_loop(" + lit + ", " + n + ")");
+      log.log("per call, server-side (a PL/pgSQL loop; the empty loop costs %.2f us): gnomon.parse_coordinate %.2f us,"
+          + " gnomon.resolve_read %.2f us, pg_current_snapshot() %.2f us", empty, parse, resolve, snapshot);
+      out.add(Metric.single("resolve_read_server_us", resolve, "us", empty, null,
+          "gnomon.resolve_read(coordinate, table) per call in a PL/pgSQL loop; baseline: the empty loop"));
+      out.add(Metric.single("parse_coordinate_server_us", parse, "us", empty, null,
+          "gnomon.parse_coordinate(text) per call in a PL/pgSQL loop; baseline: the empty loop"));
+    } catch (RuntimeException e) {
+      log.log("diagnostics of the as-of read's parts failed: %s", e.getMessage());
+    }
+    return out;
+  }
+
+  /**
+   * past_scan_10pct_changed_vs_now: count(*) as of a coordinate taken before 10% of the rows
+   * changed, against count(*) as of now; and as of now against the live table.
+   */
+  List<Metric> pastScan() {
+    Connection c = wr.tracked();
+    Db.exec(c, "vacuum analyze pgbench_accounts");
+    String before = Db.text(c, "select gnomon.coordinate()");
+    Db.exec(c, "update pgbench_accounts set abalance = abalance + 1 where aid % 10 = 0");
+    Db.exec(c, "vacuum analyze pgbench_accounts");
+    String past = "select count(*) from gnomon_t.pgbench_accounts_as_of(" + Db.literal(before) + ")";
+    List<double[]> vsNow = new ArrayList<>();
+    List<double[]> nowVsLive = new ArrayList<>();
+    for (int r = 0; r < budget.scanRepeats(); r++) {
+      String now = "select count(*) from gnomon_t.pgbench_accounts_as_of(" + Db.literal(Db.text(c,
+          "select gnomon.coordinate()")) + ")";
+      double p;
+      double q;
+      double live;
+      if (Budget.trackedFirst(r)) {
+        p = Db.timeMillis(c, past);
+        q = Db.timeMillis(c, now);
+        live = Db.timeMillis(c, "select count(*) from pgbench_accounts");
+      } else {
+        live = Db.timeMillis(c, "select count(*) from pgbench_accounts");
+        q = Db.timeMillis(c, now);
+        p = Db.timeMillis(c, past);
+      }
+      vsNow.add(new double[] {p, q});
+      nowVsLive.add(new double[] {q, live});
+      log.log("scan: as of before the 10%% change %.1f ms, as of now %.1f ms, live %.1f ms", p, q, live);
+    }
+    long changed = (long) Db.number(c, "select count(*) from pgbench_accounts where aid % 10 = 0");
+    log.section("as-of scan, 10% changed since the coordinate (" + changed + " rows)",
+        String.join("\n", Db.lines(c, "explain (analyze, buffers) " + past)));
+    return List.of(
+        Metric.paired("past_scan_10pct_changed_vs_now", "ms", vsNow, Target.atMost(5.0),
+            "select count(*) as of a coordinate before " + changed + " of " + ROWS
+                + " rows changed, against as of now; " + budget.scanRepeats() + " repeats"),
+        Metric.paired("scan_as_of_now_vs_live", "ms", nowVsLive, null,
+            "select count(*) as of now, against the live table"));
+  }
+
+  /** bytes_per_version: history heap + indexes over its versions; baseline: a freshly loaded row. */
+  Metric bytesPerVersion(double freshBytesPerRow) {
+    Connection c = wr.tracked();
+    Db.exec(c, "vacuum analyze gnomon_t.pgbench_accounts_h");
+    String leaves = "from pg_partition_tree('gnomon_t.pgbench_accounts_h') p where p.isleaf";
+    double total = Db.number(c, "select coalesce(sum(pg_total_relation_size(p.relid)), 0) " + leaves);
+    double heap = Db.number(c, "select coalesce(sum(pg_table_size(p.relid)), 0) " + leaves);
+    double indexes = Db.number(c, "select coalesce(sum(pg_indexes_size(p.relid)), 0) " + leaves);
+    double versions = Db.number(c, "select count(*) from gnomon_t.pgbench_accounts_h");
+    log.log("history: %.0f versions, %.1f MB heap, %.1f MB indexes: %.1f B heap + %.1f B indexes per version",
+        versions, heap / 1e6, indexes / 1e6, heap / versions, indexes / versions);
+    log.section("history indexes", String.join("\n", Db.lines(c,
+        "select format('%s: %s', i.indexrelid::regclass, pg_get_indexdef(i.indexrelid)) from pg_index i"
+            + " join pg_partition_tree('gnomon_t.pgbench_accounts_h') p on p.relid = i.indrelid"
+            + " where p.isleaf order by 1")));
+    return Metric.single("bytes_per_version", total / versions, "bytes", freshBytesPerRow, Target.valueAtMost(140),
+        String.format(java.util.Locale.ROOT,
+            "pg_total_relation_size over the history partitions / %.0f versions (%.0f B heap + %.0f B indexes);"
+                + " baseline: pg_total_relation_size(pgbench_accounts) / rows right after pgbench -i",
+            versions, heap / versions, indexes / versions));
+  }
+}
