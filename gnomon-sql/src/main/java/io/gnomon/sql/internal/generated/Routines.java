@@ -302,15 +302,9 @@ public class Routines {
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Call <code>gnomon.parse_coordinate</code>
      */
-    @Deprecated
-    public static Object parseCoordinate(
+    public static String parseCoordinate(
           Configuration configuration
         , String coordinate
     ) {
@@ -322,15 +316,9 @@ public class Routines {
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Get <code>gnomon.parse_coordinate</code> as a field.
      */
-    @Deprecated
-    public static Field<Object> parseCoordinate(
+    public static Field<String> parseCoordinate(
           String coordinate
     ) {
         ParseCoordinate f = new ParseCoordinate();
@@ -340,15 +328,9 @@ public class Routines {
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Get <code>gnomon.parse_coordinate</code> as a field.
      */
-    @Deprecated
-    public static Field<Object> parseCoordinate(
+    public static Field<String> parseCoordinate(
           Field<String> coordinate
     ) {
         ParseCoordinate f = new ParseCoordinate();
@@ -379,14 +361,8 @@ public class Routines {
     }
 
     /**
-     * @deprecated Unknown data type. Parameter type or return type is unknown.
-     * If this is a qualified, user-defined type, it may have been excluded from
-     * code generation. If this is a built-in type, you can define an explicit
-     * {@link org.jooq.Binding} to specify how this type should be handled.
-     * Deprecation can be turned off using {@literal
-     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     * Call <code>gnomon.resolve_read</code>
      */
-    @Deprecated
     public static ResolveRead resolveRead(
           Configuration configuration
         , String coordinate

@@ -4,6 +4,8 @@
 package io.gnomon.sql.internal.generated.routines;
 
 
+import io.gnomon.sql.internal.PgSnapshotBinding;
+import io.gnomon.sql.internal.Xid8Binding;
 import io.gnomon.sql.internal.generated.Gnomon;
 
 import org.jooq.Parameter;
@@ -32,26 +34,14 @@ public class ResolveRead extends AbstractRoutine<java.lang.Void> {
     public static final Parameter<Integer> TABLE_ID = Internal.createParameter("table_id", SQLDataType.INTEGER, false, false);
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * The parameter <code>gnomon.resolve_read.snap</code>.
      */
-    @Deprecated
-    public static final Parameter<Object> SNAP = Internal.createParameter("snap", DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\""), false, false);
+    public static final Parameter<String> SNAP = Internal.createParameter("snap", DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\""), false, false, new PgSnapshotBinding());
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * The parameter <code>gnomon.resolve_read.lo</code>.
      */
-    @Deprecated
-    public static final Parameter<Object> LO = Internal.createParameter("lo", DefaultDataType.getDefaultDataType("\"pg_catalog\".\"xid8\""), false, false);
+    public static final Parameter<Long> LO = Internal.createParameter("lo", DefaultDataType.getDefaultDataType("\"pg_catalog\".\"xid8\""), false, false, new Xid8Binding());
 
     /**
      * The parameter <code>gnomon.resolve_read.cp</code>.
@@ -59,15 +49,9 @@ public class ResolveRead extends AbstractRoutine<java.lang.Void> {
     public static final Parameter<Long> CP = Internal.createParameter("cp", SQLDataType.BIGINT, false, false);
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * The parameter <code>gnomon.resolve_read.cp_snap</code>.
      */
-    @Deprecated
-    public static final Parameter<Object> CP_SNAP = Internal.createParameter("cp_snap", DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\""), false, false);
+    public static final Parameter<String> CP_SNAP = Internal.createParameter("cp_snap", DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\""), false, false, new PgSnapshotBinding());
 
     /**
      * Create a new routine call instance
@@ -98,28 +82,16 @@ public class ResolveRead extends AbstractRoutine<java.lang.Void> {
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Get the <code>snap</code> parameter OUT value from the routine
      */
-    @Deprecated
-    public Object getSnap() {
+    public String getSnap() {
         return get(SNAP);
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Get the <code>lo</code> parameter OUT value from the routine
      */
-    @Deprecated
-    public Object getLo() {
+    public Long getLo() {
         return get(LO);
     }
 
@@ -131,15 +103,9 @@ public class ResolveRead extends AbstractRoutine<java.lang.Void> {
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Get the <code>cp_snap</code> parameter OUT value from the routine
      */
-    @Deprecated
-    public Object getCpSnap() {
+    public String getCpSnap() {
         return get(CP_SNAP);
     }
 }

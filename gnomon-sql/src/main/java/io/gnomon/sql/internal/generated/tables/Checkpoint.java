@@ -4,6 +4,8 @@
 package io.gnomon.sql.internal.generated.tables;
 
 
+import io.gnomon.sql.internal.PgSnapshotBinding;
+import io.gnomon.sql.internal.Xid8Binding;
 import io.gnomon.sql.internal.generated.Gnomon;
 import io.gnomon.sql.internal.generated.Indexes;
 import io.gnomon.sql.internal.generated.Keys;
@@ -72,26 +74,14 @@ public class Checkpoint extends TableImpl<CheckpointRecord> {
     public final TableField<CheckpointRecord, Integer> TABLE_ID = createField(DSL.name("table_id"), SQLDataType.INTEGER.nullable(false), this, "");
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * The column <code>gnomon.checkpoint.snapshot</code>.
      */
-    @Deprecated
-    public final TableField<CheckpointRecord, Object> SNAPSHOT = createField(DSL.name("snapshot"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\"").nullable(false), this, "");
+    public final TableField<CheckpointRecord, String> SNAPSHOT = createField(DSL.name("snapshot"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\"").nullable(false), this, "", new PgSnapshotBinding());
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * The column <code>gnomon.checkpoint.snapshot_xmin</code>.
      */
-    @Deprecated
-    public final TableField<CheckpointRecord, Object> SNAPSHOT_XMIN = createField(DSL.name("snapshot_xmin"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"xid8\"").nullable(false), this, "");
+    public final TableField<CheckpointRecord, Long> SNAPSHOT_XMIN = createField(DSL.name("snapshot_xmin"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"xid8\"").nullable(false), this, "", new Xid8Binding());
 
     /**
      * The column <code>gnomon.checkpoint.created_at</code>.

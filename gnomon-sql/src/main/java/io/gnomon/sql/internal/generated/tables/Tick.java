@@ -4,6 +4,7 @@
 package io.gnomon.sql.internal.generated.tables;
 
 
+import io.gnomon.sql.internal.PgSnapshotBinding;
 import io.gnomon.sql.internal.generated.Gnomon;
 import io.gnomon.sql.internal.generated.Indexes;
 import io.gnomon.sql.internal.generated.Keys;
@@ -67,15 +68,9 @@ public class Tick extends TableImpl<TickRecord> {
     public final TableField<TickRecord, OffsetDateTime> TICK_AT = createField(DSL.name("tick_at"), SQLDataType.TIMESTAMPWITHTIMEZONE(6).nullable(false), this, "");
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * The column <code>gnomon.tick.snapshot</code>.
      */
-    @Deprecated
-    public final TableField<TickRecord, Object> SNAPSHOT = createField(DSL.name("snapshot"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\"").nullable(false), this, "");
+    public final TableField<TickRecord, String> SNAPSHOT = createField(DSL.name("snapshot"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\"").nullable(false), this, "", new PgSnapshotBinding());
 
     private Tick(Name alias, Table<TickRecord> aliased) {
         this(alias, aliased, (Field<?>[]) null, null);

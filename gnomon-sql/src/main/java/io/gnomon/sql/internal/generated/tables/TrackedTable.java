@@ -4,6 +4,8 @@
 package io.gnomon.sql.internal.generated.tables;
 
 
+import io.gnomon.sql.internal.PgSnapshotBinding;
+import io.gnomon.sql.internal.Xid8Binding;
 import io.gnomon.sql.internal.generated.Gnomon;
 import io.gnomon.sql.internal.generated.Keys;
 import io.gnomon.sql.internal.generated.tables.Checkpoint.CheckpointPath;
@@ -127,26 +129,14 @@ public class TrackedTable extends TableImpl<TrackedTableRecord> {
     public final TableField<TrackedTableRecord, String> AS_OF_FUNCTION = createField(DSL.name("as_of_function"), SQLDataType.VARCHAR.nullable(false), this, "");
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * The column <code>gnomon.tracked_table.track_xid</code>.
      */
-    @Deprecated
-    public final TableField<TrackedTableRecord, Object> TRACK_XID = createField(DSL.name("track_xid"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"xid8\"").nullable(false), this, "");
+    public final TableField<TrackedTableRecord, Long> TRACK_XID = createField(DSL.name("track_xid"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"xid8\"").nullable(false), this, "", new Xid8Binding());
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * The column <code>gnomon.tracked_table.track_snapshot</code>.
      */
-    @Deprecated
-    public final TableField<TrackedTableRecord, Object> TRACK_SNAPSHOT = createField(DSL.name("track_snapshot"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\"").nullable(false), this, "");
+    public final TableField<TrackedTableRecord, String> TRACK_SNAPSHOT = createField(DSL.name("track_snapshot"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\"").nullable(false), this, "", new PgSnapshotBinding());
 
     /**
      * The column <code>gnomon.tracked_table.tracked_at</code>.

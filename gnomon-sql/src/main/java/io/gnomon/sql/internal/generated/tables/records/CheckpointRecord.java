@@ -49,55 +49,31 @@ public class CheckpointRecord extends UpdatableRecordImpl<CheckpointRecord> {
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Setter for <code>gnomon.checkpoint.snapshot</code>.
      */
-    @Deprecated
-    public void setSnapshot(Object value) {
+    public void setSnapshot(String value) {
         set(2, value);
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Getter for <code>gnomon.checkpoint.snapshot</code>.
      */
-    @Deprecated
-    public Object getSnapshot() {
-        return get(2);
+    public String getSnapshot() {
+        return (String) get(2);
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Setter for <code>gnomon.checkpoint.snapshot_xmin</code>.
      */
-    @Deprecated
-    public void setSnapshotXmin(Object value) {
+    public void setSnapshotXmin(Long value) {
         set(3, value);
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Getter for <code>gnomon.checkpoint.snapshot_xmin</code>.
      */
-    @Deprecated
-    public Object getSnapshotXmin() {
-        return get(3);
+    public Long getSnapshotXmin() {
+        return (Long) get(3);
     }
 
     /**
@@ -151,7 +127,7 @@ public class CheckpointRecord extends UpdatableRecordImpl<CheckpointRecord> {
     /**
      * Create a detached, initialised CheckpointRecord
      */
-    public CheckpointRecord(Long checkpointId, Integer tableId, Object snapshot, Object snapshotXmin, OffsetDateTime createdAt, Long rowCount) {
+    public CheckpointRecord(Long checkpointId, Integer tableId, String snapshot, Long snapshotXmin, OffsetDateTime createdAt, Long rowCount) {
         super(Checkpoint.CHECKPOINT);
 
         setCheckpointId(checkpointId);

@@ -49,29 +49,17 @@ public class TickRecord extends UpdatableRecordImpl<TickRecord> {
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Setter for <code>gnomon.tick.snapshot</code>.
      */
-    @Deprecated
-    public void setSnapshot(Object value) {
+    public void setSnapshot(String value) {
         set(2, value);
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Getter for <code>gnomon.tick.snapshot</code>.
      */
-    @Deprecated
-    public Object getSnapshot() {
-        return get(2);
+    public String getSnapshot() {
+        return (String) get(2);
     }
 
     // -------------------------------------------------------------------------
@@ -97,7 +85,7 @@ public class TickRecord extends UpdatableRecordImpl<TickRecord> {
     /**
      * Create a detached, initialised TickRecord
      */
-    public TickRecord(Long tickId, OffsetDateTime tickAt, Object snapshot) {
+    public TickRecord(Long tickId, OffsetDateTime tickAt, String snapshot) {
         super(Tick.TICK);
 
         setTickId(tickId);

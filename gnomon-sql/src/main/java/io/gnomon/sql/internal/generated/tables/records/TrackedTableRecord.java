@@ -205,55 +205,31 @@ public class TrackedTableRecord extends UpdatableRecordImpl<TrackedTableRecord> 
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Setter for <code>gnomon.tracked_table.track_xid</code>.
      */
-    @Deprecated
-    public void setTrackXid(Object value) {
+    public void setTrackXid(Long value) {
         set(13, value);
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Getter for <code>gnomon.tracked_table.track_xid</code>.
      */
-    @Deprecated
-    public Object getTrackXid() {
-        return get(13);
+    public Long getTrackXid() {
+        return (Long) get(13);
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Setter for <code>gnomon.tracked_table.track_snapshot</code>.
      */
-    @Deprecated
-    public void setTrackSnapshot(Object value) {
+    public void setTrackSnapshot(String value) {
         set(14, value);
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Getter for <code>gnomon.tracked_table.track_snapshot</code>.
      */
-    @Deprecated
-    public Object getTrackSnapshot() {
-        return get(14);
+    public String getTrackSnapshot() {
+        return (String) get(14);
     }
 
     /**
@@ -293,7 +269,7 @@ public class TrackedTableRecord extends UpdatableRecordImpl<TrackedTableRecord> 
     /**
      * Create a detached, initialised TrackedTableRecord
      */
-    public TrackedTableRecord(Integer tableId, Long relid, String schemaName, String tableName, String baseName, String[] keyColumns, JSONB columns, String historyTable, String checkpointTable, String sequenceName, String triggerFunction, String truncateFunction, String asOfFunction, Object trackXid, Object trackSnapshot, OffsetDateTime trackedAt) {
+    public TrackedTableRecord(Integer tableId, Long relid, String schemaName, String tableName, String baseName, String[] keyColumns, JSONB columns, String historyTable, String checkpointTable, String sequenceName, String triggerFunction, String truncateFunction, String asOfFunction, Long trackXid, String trackSnapshot, OffsetDateTime trackedAt) {
         super(TrackedTable.TRACKED_TABLE);
 
         setTableId(tableId);
