@@ -9,6 +9,8 @@ package io.gnomon.testkit;
  */
 public class PgClusterException extends RuntimeException {
 
+  private static final long serialVersionUID = 1L;
+
   /**
    * Creates the exception.
    *

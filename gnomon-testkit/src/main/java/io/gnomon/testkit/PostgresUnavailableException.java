@@ -9,6 +9,8 @@ package io.gnomon.testkit;
  */
 public final class PostgresUnavailableException extends PgClusterException {
 
+  private static final long serialVersionUID = 1L;
+
   /**
    * Creates the exception.
    *

@@ -25,7 +25,7 @@ class ArchitectureTest {
   private static final JavaClasses CLASSES =
       new ClassFileImporter()
           .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-          .importPackages(API);
+          .importPath(Path.of("target/classes"));
 
   @Test
   void publicSignaturesDoNotMentionInternalTypes() {

@@ -25,13 +25,14 @@ public record Binaries(Path bindir, int majorVersion, String version) {
   }
 
   /**
-   * Inspects a binary directory, running {@code postgres --version} (allowed even as root).
+   * Inspects a binary directory, running {@code postgres --version} as {@code runAs} says.
    *
    * @param dir the directory
+   * @param runAs how to run PostgreSQL binaries
    * @return the binaries
    * @throws PgClusterException if the directory lacks binaries or the version cannot be read
    */
-  static Binaries inspect(Path dir) {
+  public static Binaries inspect(Path dir, RunAs runAs) {
     if (!usable(dir)) {
       throw new PgClusterException(
           dir + " does not contain PostgreSQL server binaries (initdb and postgres)");
@@ -39,7 +40,7 @@ public record Binaries(Path bindir, int majorVersion, String version) {
     String out =
         Commands.runChecked(
             "postgres --version",
-            List.of(dir.resolve("postgres").toString(), "--version"),
+            runAs.wrap(List.of(dir.resolve("postgres").toString(), "--version")),
             null,
             null,
             Duration.ofSeconds(20));

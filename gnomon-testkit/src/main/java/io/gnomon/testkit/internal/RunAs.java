@@ -47,17 +47,29 @@ public final class RunAs {
     this.gid = gid;
   }
 
-  /** Returns the mode. */
+  /**
+   * Returns the mode.
+   *
+   * @return the mode
+   */
   public Mode mode() {
     return mode;
   }
 
-  /** Chooses how to run locally installed binaries: {@code setpriv} as postgres when root. */
+  /**
+   * Chooses how to run locally installed binaries: {@code setpriv} as postgres when root.
+   *
+   * @return the strategy
+   */
   public static RunAs forLocalBinaries() {
     return choose(true);
   }
 
-  /** Chooses how to run embedded binaries: a user namespace when root (no postgres user needed). */
+  /**
+   * Chooses how to run embedded binaries: a user namespace when root (no postgres user needed).
+   *
+   * @return the strategy
+   */
   public static RunAs forEmbeddedBinaries() {
     return choose(false);
   }
@@ -158,7 +170,11 @@ public final class RunAs {
     }
   }
 
-  /** Tells whether the JVM's effective user is root, from {@code /proc/self/status}. */
+  /**
+   * Tells whether the JVM's effective user is root, from {@code /proc/self/status}.
+   *
+   * @return whether the effective uid is 0
+   */
   public static boolean isRoot() {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.UTF_8)) {

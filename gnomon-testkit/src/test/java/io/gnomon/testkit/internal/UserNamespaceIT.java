@@ -22,12 +22,14 @@ class UserNamespaceIT {
   @Test
   void clusterRunsAsRootInsideAUserNamespace() throws Exception {
     assumeTrue(RunAs.isRoot(), "only meaningful when the JVM is root");
-    Binaries binaries = BinaryLocator.findLocal(new ArrayList<>()).orElseThrow();
+    RunAs userns = RunAs.of(RunAs.Mode.USER_NAMESPACE);
+    Binaries binaries =
+        Binaries.inspect(BinaryLocator.findLocal(new ArrayList<>()).orElseThrow(), userns);
     try (LocalCluster pg =
         LocalCluster.create(
             PgSource.LOCAL_BINARIES,
             binaries,
-            RunAs.of(RunAs.Mode.USER_NAMESPACE),
+            userns,
             ClusterOptions.builder().fsync(false).build())) {
       assertEquals("postgres", one(pg, "postgres", "select current_user"));
       assertEquals(
