@@ -1,0 +1,196 @@
+package io.gnomon.sql;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnomon.testkit.GnomonDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Installing, upgrading and checking the catalog; each test gets an empty database of its own. */
+class CatalogIT {
+  @RegisterExtension final GnomonDatabase db = GnomonDatabase.empty();
+
+  @Test
+  void installAppliesEveryMigrationOnceAndIsIdempotent() throws SQLException {
+    int migrations = MigrationScripts.count();
+    assertEquals(migrations, Catalog.install(db.dataSource()), "first install into an empty database");
+    assertEquals(0, Catalog.install(db.dataSource()), "second install of a current catalog");
+
+    try (Connection c = db.connect()) {
+      // one row per migration, all successful (Flyway adds one more, of type SCHEMA, for creating the schema)
+      assertEquals(
+          List.of(migrations + " " + migrations),
+          rows(
+              c,
+              "select count(*), count(*) filter (where success) from gnomon.flyway_schema_history"
+                  + " where type <> 'SCHEMA'"));
+      assertEquals(OptionalInt.of(Catalog.VERSION), Catalog.installedVersion(c));
+    }
+  }
+
+  @Test
+  void installThroughACallersConnectionLeavesItOpen() throws SQLException {
+    try (Connection c = db.connect()) {
+      assertEquals(MigrationScripts.count(), Catalog.install(c));
+      assertFalse(c.isClosed());
+      assertEquals(0, Catalog.install(c));
+      Catalog.check(c);
+    }
+  }
+
+  @Test
+  void flywayHistoryIsGnomonsOwnAndNothingIsCreatedInPublic() throws SQLException {
+    List<String> schemasBefore;
+    try (Connection c = db.connect()) {
+      schemasBefore = rows(c, "select nspname from pg_namespace order by 1");
+      assertEquals(List.of(), objectsIn(c, "public"), "template1 should leave public empty");
+    }
+
+    Catalog.install(db.dataSource());
+
+    try (Connection c = db.connect()) {
+      assertAll(
+          () ->
+              assertEquals(
+                  List.of("gnomon.flyway_schema_history"),
+                  rows(c, "select to_regclass('gnomon.' || " + quote(Catalog.HISTORY_TABLE) + ")::text")),
+          () ->
+              assertEquals(
+                  List.of("<null>"), rows(c, "select to_regclass('public.flyway_schema_history')::text")),
+          () -> assertEquals(List.of(), objectsIn(c, "public"), "objects the catalog created in public"),
+          () -> {
+            List<String> expected = new ArrayList<>(schemasBefore);
+            expected.addAll(List.of("gnomon", "gnomon_t"));
+            expected.sort(null);
+            assertEquals(expected, rows(c, "select nspname from pg_namespace order by 1"), "schemas");
+          });
+    }
+  }
+
+  @Test
+  void installNeverTouchesTheHostApplicationsFlywayHistory() throws SQLException {
+    try (Connection c = db.connect();
+        Statement st = c.createStatement()) {
+      // the host application's own Flyway history, in public, with a shape Flyway would refuse
+      st.execute("create table public.flyway_schema_history (app_version text)");
+      st.execute("insert into public.flyway_schema_history values ('host app v42')");
+    }
+
+    assertEquals(MigrationScripts.count(), Catalog.install(db.dataSource()));
+
+    try (Connection c = db.connect()) {
+      assertEquals(List.of("host app v42"), rows(c, "select app_version from public.flyway_schema_history"));
+      Catalog.check(c);
+    }
+  }
+
+  @Test
+  void checkPassesOnACurrentCatalog() throws SQLException {
+    Catalog.install(db.dataSource());
+    try (Connection c = db.connect()) {
+      Catalog.check(c);
+      assertEquals(OptionalInt.of(Catalog.VERSION), Catalog.installedVersion(c));
+    }
+  }
+
+  @Test
+  void checkWithoutACatalogSaysHowToInstallIt() throws SQLException {
+    try (Connection c = db.connect()) {
+      assertEquals(OptionalInt.empty(), Catalog.installedVersion(c));
+      CatalogVersionException e = assertThrows(CatalogVersionException.class, () -> Catalog.check(c));
+      assertEquals(0, e.installedVersion());
+      assertEquals(GnomonSqlState.CATALOG_VERSION_MISMATCH, e.state());
+      assertTrue(e.getMessage().contains("No Gnomon catalog is installed"), e.getMessage());
+      assertTrue(e.getMessage().contains(db.name()), "names the database: " + e.getMessage());
+      assertTrue(e.getMessage().contains("install"), "says what to do: " + e.getMessage());
+    }
+  }
+
+  @Test
+  void checkOnANewerCatalogAsksForANewerLibrary() throws SQLException {
+    Catalog.install(db.dataSource());
+    try (Connection c = db.connect()) {
+      replaceCatalogVersion(c, 999);
+      assertEquals(OptionalInt.of(999), Catalog.installedVersion(c));
+      CatalogVersionException e = assertThrows(CatalogVersionException.class, () -> Catalog.check(c));
+      assertEquals(999, e.installedVersion());
+      assertEquals(GnomonSqlState.CATALOG_VERSION_MISMATCH, e.state());
+      assertTrue(e.getMessage().contains("has version 999"), e.getMessage());
+      assertTrue(e.getMessage().contains("needs version " + Catalog.VERSION), e.getMessage());
+      assertTrue(e.getMessage().contains(db.name()), "names the database: " + e.getMessage());
+      assertTrue(e.getMessage().contains("library of version 999 or later"), e.getMessage());
+    }
+  }
+
+  @Test
+  void checkOnAnOlderCatalogAsksForAnUpgrade() throws SQLException {
+    Catalog.install(db.dataSource());
+    try (Connection c = db.connect()) {
+      replaceCatalogVersion(c, Catalog.VERSION - 1);
+      CatalogVersionException e = assertThrows(CatalogVersionException.class, () -> Catalog.check(c));
+      assertEquals(Catalog.VERSION - 1, e.installedVersion());
+      assertTrue(e.getMessage().contains("Upgrade it"), e.getMessage());
+    }
+  }
+
+  private static void replaceCatalogVersion(Connection c, int version) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute(
+          "create or replace function gnomon.catalog_version() returns integer language sql immutable as 'select "
+              + version + "'");
+    }
+  }
+
+  /** Every object in a schema, from every catalog that holds schema-qualified objects. */
+  private static List<String> objectsIn(Connection c, String schema) throws SQLException {
+    String ns = "to_regnamespace(" + quote(schema) + ")";
+    return rows(
+        c,
+        "select kind || ' ' || name from ("
+            + " select 'relation' kind, relname::text name from pg_class where relnamespace = " + ns
+            + " union all select 'function', oid::regprocedure::text from pg_proc where pronamespace = " + ns
+            + " union all select 'type', typname::text from pg_type where typnamespace = " + ns
+            + " union all select 'operator', oid::regoperator::text from pg_operator where oprnamespace = " + ns
+            + " union all select 'operator class', opcname::text from pg_opclass where opcnamespace = " + ns
+            + " union all select 'operator family', opfname::text from pg_opfamily where opfnamespace = " + ns
+            + " union all select 'collation', collname::text from pg_collation where collnamespace = " + ns
+            + " union all select 'conversion', conname::text from pg_conversion where connamespace = " + ns
+            + " union all select 'statistics', stxname::text from pg_statistic_ext where stxnamespace = " + ns
+            + " union all select 'text search config', cfgname::text from pg_ts_config where cfgnamespace = " + ns
+            + ") o order by 1");
+  }
+
+  private static String quote(String literal) {
+    return "'" + literal.replace("'", "''") + "'";
+  }
+
+  /** The rows of a query, each as its columns joined by spaces ({@code <null>} for SQL NULL). */
+  private static List<String> rows(Connection c, String sql) throws SQLException {
+    List<String> rows = new ArrayList<>();
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        List<String> cols = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+          String v = rs.getString(i);
+          cols.add(v == null ? "<null>" : v);
+        }
+        rows.add(String.join(" ", cols));
+      }
+    }
+    return rows;
+  }
+}
