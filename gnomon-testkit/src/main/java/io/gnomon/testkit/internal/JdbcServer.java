@@ -129,6 +129,20 @@ abstract class JdbcServer implements PgCluster {
     }
   }
 
+  /** Returns the current value of a server parameter ({@code SHOW}). */
+  String show(String parameter) {
+    String[] value = new String[1];
+    admin(
+        "read " + parameter,
+        st -> {
+          try (ResultSet rs = st.executeQuery("SHOW " + parameter)) {
+            rs.next();
+            value[0] = rs.getString(1);
+          }
+        });
+    return value[0];
+  }
+
   UnsupportedOperationException unsupported(String operation, PgCapability capability) {
     return new UnsupportedOperationException(
         operation

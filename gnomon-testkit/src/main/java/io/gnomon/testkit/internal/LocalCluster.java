@@ -5,13 +5,8 @@ import io.gnomon.testkit.PgCapability;
 import io.gnomon.testkit.PgCluster;
 import io.gnomon.testkit.PgClusterException;
 import io.gnomon.testkit.PgSource;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,16 +15,14 @@ import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A throwaway cluster run from PostgreSQL binaries: a fresh {@link ClusterDirectory} initialised
- * by {@link InitdbCache}, the postmaster started as a child process of the JVM (never through
- * {@code pg_ctl start}) on a free loopback port with a private socket directory, its output
- * appended to {@code postgres.log}; readiness is a successful JDBC connection.
+ * by {@link InitdbCache}, configured by {@link ServerConfig}, run by a {@link Postmaster}; standbys
+ * come from {@link Replication}.
  *
  * <p>A primary and its standbys share one lock, so operations on a replication family are
  * serialised. Every cluster registers itself with {@link ShutdownHooks}.
@@ -37,13 +30,9 @@ import org.slf4j.LoggerFactory;
 public final class LocalCluster extends JdbcServer {
 
   private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
-  private static final String USER = "postgres";
-  private static final String HOST = "127.0.0.1";
-  private static final String ADMIN_DATABASE = "postgres";
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration CLOSE_GRACE = Duration.ofSeconds(10);
-  private static final int PORT_ATTEMPTS = 5;
 
   private final Object lock;
   private final PgSource source;
@@ -51,14 +40,12 @@ public final class LocalCluster extends JdbcServer {
   private final RunAs runAs;
   private final ClusterOptions options;
   private final ClusterDirectory dir;
+  private final Postmaster postmaster;
   private final String applicationName;
   private final LocalCluster upstream;
   private final List<LocalCluster> standbys = new ArrayList<>();
   private final Set<String> synchronousNames = new LinkedHashSet<>();
   private final Runnable unregister;
-  private volatile int port;
-  private volatile Process postmaster;
-  private boolean portSettled;
   private boolean standby;
   private boolean closed;
 
@@ -80,7 +67,9 @@ public final class LocalCluster extends JdbcServer {
     this.applicationName = applicationName;
     this.upstream = upstream;
     this.standby = upstream != null;
-    this.port = port;
+    this.postmaster =
+        new Postmaster(
+            binaries, runAs, dir, applicationName, port, options.startupTimeout(), this::describe);
     this.unregister = ShutdownHooks.register("PostgreSQL cluster in " + dir, this::close);
   }
 
@@ -131,27 +120,27 @@ public final class LocalCluster extends JdbcServer {
 
   @Override
   public String host() {
-    return HOST;
+    return Postmaster.HOST;
   }
 
   @Override
   public int port() {
-    return port;
+    return postmaster.port();
   }
 
   @Override
   public String user() {
-    return USER;
+    return Postmaster.USER;
   }
 
   @Override
   public String jdbcUrl(String database) {
-    return JdbcUrls.of(HOST, port, database, USER);
+    return postmaster.jdbcUrl(database);
   }
 
   @Override
   String adminDatabase() {
-    return ADMIN_DATABASE;
+    return Postmaster.ADMIN_DATABASE;
   }
 
   @Override
@@ -160,15 +149,14 @@ public final class LocalCluster extends JdbcServer {
         + "throwaway PostgreSQL "
         + binaries.majorVersion()
         + " cluster on port "
-        + port
+        + postmaster.port()
         + " in "
         + dir;
   }
 
   @Override
   public boolean isRunning() {
-    Process p = postmaster;
-    return p != null && p.isAlive();
+    return postmaster.isRunning();
   }
 
   @Override
@@ -191,29 +179,8 @@ public final class LocalCluster extends JdbcServer {
         throw new IllegalStateException(
             describe() + " is already running; use restart() to restart it");
       }
-      cleanUpAfterPreviousRun();
-      int attempts = portSettled ? 1 : PORT_ATTEMPTS;
-      for (int attempt = 1; ; attempt++) {
-        long offset = LogFiles.size(dir.log());
-        launch();
-        try {
-          awaitReady(offset);
-          portSettled = true;
-          LOG.info("Started {}", describe());
-          return;
-        } catch (PortTakenException e) {
-          if (attempt >= attempts) {
-            throw new PgClusterException(
-                "Port "
-                    + port
-                    + " is taken by another process, so "
-                    + describe()
-                    + " cannot start"
-                    + LogFiles.section("server log", LogFiles.tailFrom(dir.log(), offset, 20)));
-          }
-          port = FreePorts.pick();
-        }
-      }
+      postmaster.start();
+      LOG.info("Started {}", describe());
     }
   }
 
@@ -221,14 +188,10 @@ public final class LocalCluster extends JdbcServer {
   public void stop() {
     synchronized (lock) {
       requireOpen();
-      Process p = postmaster;
-      if (p == null || !p.isAlive()) {
-        postmaster = null;
+      if (!isRunning()) {
         return;
       }
-      ClusterProcesses.signal(p.pid(), "INT");
-      if (!Poll.exited(p, STOP_TIMEOUT)) {
-        hardKill();
+      if (!postmaster.stopFast(STOP_TIMEOUT)) {
         throw new PgClusterException(
             "Fast shutdown of "
                 + describe()
@@ -237,7 +200,6 @@ public final class LocalCluster extends JdbcServer {
                 + " s; the cluster was killed instead"
                 + LogFiles.section("server log", logTail(20)));
       }
-      postmaster = null;
       LOG.info("Stopped {}", describe());
     }
   }
@@ -256,7 +218,7 @@ public final class LocalCluster extends JdbcServer {
       requireOpen();
       requireRunning("crash()");
       long pid = postmaster.pid();
-      hardKill();
+      postmaster.kill();
       LOG.info("Crashed {} (SIGKILL to postmaster {} and all its processes)", describe(), pid);
     }
   }
@@ -283,15 +245,14 @@ public final class LocalCluster extends JdbcServer {
                               + " kill the postmaster"));
       // A session opened before the kill: the postmaster terminates it while reinitialising,
       // which tells us the crash cycle has begun before we wait for readiness again.
-      Connection sentinel = tryConnect();
+      Connection sentinel = postmaster.tryConnect();
       try {
         target.destroyForcibly();
         if (!Poll.until(KILL_TIMEOUT, () -> !target.isAlive())) {
           throw new PgClusterException(
               "Backend " + pid + " of " + describe() + " survived SIGKILL for 10 s");
         }
-        if (sentinel != null
-            && !Poll.until(options.startupTimeout(), () -> !isValid(sentinel))) {
+        if (sentinel != null && !Poll.until(options.startupTimeout(), () -> !isValid(sentinel))) {
           throw new PgClusterException(
               "The postmaster of "
                   + describe()
@@ -303,7 +264,7 @@ public final class LocalCluster extends JdbcServer {
       } finally {
         closeQuietly(sentinel);
       }
-      awaitReady(0);
+      postmaster.awaitReady();
       LOG.info("Killed backend {} of {}; it accepts connections again", pid, describe());
     }
   }
@@ -318,48 +279,28 @@ public final class LocalCluster extends JdbcServer {
         throw unsupported("startStandby(" + synchronous + ")", PgCapability.STANDBY);
       }
       requireRunning("startStandby(" + synchronous + ")");
-      checkCanFeedStandby();
+      Replication.checkCanFeedStandby(this);
       ClusterDirectory standbyDir = ClusterDirectory.create(runAs);
       int standbyPort = FreePorts.pick();
       String name = "gnomon_standby_" + standbyPort;
       LocalCluster s =
-          new LocalCluster(
-              source, binaries, runAs, options, standbyDir, name, this, standbyPort);
+          new LocalCluster(source, binaries, runAs, options, standbyDir, name, this, standbyPort);
       try {
-        List<String> cmd =
-            List.of(
-                binaries.tool("pg_basebackup").toString(),
-                "-D",
-                standbyDir.data().toString(),
-                "-R",
-                "-X",
-                "stream",
-                "-c",
-                "fast",
-                "--no-sync",
-                "-h",
-                HOST,
-                "-p",
-                Integer.toString(port),
-                "-U",
-                USER,
-                "-w");
-        Commands.runChecked(
-            "pg_basebackup from " + describe(),
-            runAs.wrap(cmd),
-            standbyDir.root(),
-            standbyDir.root().resolve("basebackup.log"),
-            options.startupTimeout());
-        // The copy carries the primary's synchronous_standby_names; once promoted, the standby
-        // would wait for standbys of its own that do not exist.
-        ServerConfig.setAuto(standbyDir.data(), "synchronous_standby_names", null);
+        Replication.baseBackup(binaries, runAs, port(), standbyDir, options.startupTimeout());
         s.start();
         standbys.add(s);
         if (synchronous) {
           synchronousNames.add(name);
           applySynchronousNames();
         }
-        awaitStreaming(s, synchronous);
+        Replication.awaitStreaming(
+            this,
+            name,
+            synchronous,
+            options.startupTimeout(),
+            () ->
+                LogFiles.section("standby log", s.logTail(15))
+                    + LogFiles.section("primary log", logTail(15)));
         LOG.info("Started {} ({})", s.describe(), synchronous ? "synchronous" : "asynchronous");
         return s;
       } catch (RuntimeException e) {
@@ -379,26 +320,8 @@ public final class LocalCluster extends JdbcServer {
                 + " is not a standby; only clusters returned by startStandby(...) can be promoted");
       }
       requireRunning("promote()");
-      long seconds = Math.max(1, options.startupTimeout().toSeconds());
-      boolean promoted;
-      try (Connection c = connect(ADMIN_DATABASE);
-          PreparedStatement ps = c.prepareStatement("SELECT pg_promote(true, ?)")) {
-        ps.setInt(1, (int) Math.min(Integer.MAX_VALUE, seconds));
-        try (ResultSet rs = ps.executeQuery()) {
-          promoted = rs.next() && rs.getBoolean(1);
-        }
-      } catch (SQLException e) {
-        throw new PgClusterException("Could not promote " + describe() + ": " + e.getMessage(), e);
-      }
-      if (!promoted) {
-        throw new PgClusterException(
-            "Promotion of "
-                + describe()
-                + " did not complete within "
-                + seconds
-                + " s"
-                + LogFiles.section("server log", logTail(20)));
-      }
+      Replication.promote(
+          this, options.startupTimeout(), () -> LogFiles.section("server log", logTail(20)));
       standby = false;
       if (upstream != null) {
         upstream.dropSynchronousName(applicationName);
@@ -407,35 +330,16 @@ public final class LocalCluster extends JdbcServer {
     }
   }
 
-  private void checkCanFeedStandby() {
-    String walLevel = show("wal_level");
-    int senders = Integer.parseInt(show("max_wal_senders"));
-    if ("minimal".equals(walLevel) || senders < 2) {
-      throw new IllegalStateException(
-          describe()
-              + " cannot feed a standby: wal_level="
-              + walLevel
-              + ", max_wal_senders="
-              + senders
-              + " (a standby needs wal_level replica or logical and two WAL senders while it is"
-              + " created); start the primary with ClusterOptions.builder().walLevel(\"replica\")"
-              + ".maxWalSenders(5)");
-    }
-  }
-
   /**
    * Sets {@code synchronous_standby_names} in {@code postgresql.auto.conf} (as ALTER SYSTEM
-   * would) and reloads.
+   * would, without needing a connection) and reloads.
    */
   private void applySynchronousNames() {
     ServerConfig.setAuto(
         dir.data(),
         "synchronous_standby_names",
         synchronousNames.isEmpty() ? null : String.join(", ", synchronousNames));
-    Process p = postmaster;
-    if (p != null && p.isAlive()) {
-      ClusterProcesses.signal(p.pid(), "HUP");
-    }
+    postmaster.reload();
   }
 
   private void dropSynchronousName(String name) {
@@ -443,49 +347,6 @@ public final class LocalCluster extends JdbcServer {
       if (synchronousNames.remove(name) && !closed) {
         applySynchronousNames();
       }
-    }
-  }
-
-  private void awaitStreaming(LocalCluster s, boolean synchronous) {
-    String sql =
-        "SELECT sync_state FROM pg_stat_replication"
-            + " WHERE application_name = ? AND state = 'streaming'";
-    boolean streaming =
-        Poll.until(
-            options.startupTimeout(),
-            () -> {
-              try (Connection c = connect(ADMIN_DATABASE);
-                  PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setString(1, s.applicationName);
-                try (ResultSet rs = ps.executeQuery()) {
-                  if (!rs.next()) {
-                    return false;
-                  }
-                  String state = rs.getString(1);
-                  return !synchronous || "sync".equals(state) || "quorum".equals(state);
-                }
-              } catch (SQLException | PgClusterException e) {
-                return false;
-              }
-            });
-    if (!streaming) {
-      throw new PgClusterException(
-          s.describe()
-              + " did not become a "
-              + (synchronous ? "synchronous" : "streaming")
-              + " standby of "
-              + describe()
-              + " within "
-              + options.startupTimeout().toSeconds()
-              + " s"
-              + LogFiles.section("standby log", s.logTail(15))
-              + LogFiles.section("primary log", logTail(15)));
-    }
-    if (synchronous) {
-      // A new backend saw the standby as synchronous, so the postmaster has reloaded and
-      // forwarded SIGHUP to its children; a checkpoint makes sure the checkpointer has processed
-      // it too, since it is the process that tells committing backends to wait for standbys.
-      admin("run CHECKPOINT", st -> st.execute("CHECKPOINT"));
     }
   }
 
@@ -508,16 +369,7 @@ public final class LocalCluster extends JdbcServer {
           upstream.standbys.remove(this);
           upstream.dropSynchronousName(applicationName);
         }
-        Process p = postmaster;
-        if (p != null && p.isAlive()) {
-          // Immediate shutdown: quick, and unlike SIGKILL it releases shared memory.
-          ClusterProcesses.signal(p.pid(), "QUIT");
-          if (!Poll.exited(p, CLOSE_GRACE)) {
-            p.destroyForcibly();
-          }
-        }
-        postmaster = null;
-        ClusterProcesses.killAll(dir.root(), KILL_TIMEOUT);
+        postmaster.shutDownImmediately(CLOSE_GRACE);
         dir.delete();
         LOG.info("Removed {}", describe());
       } finally {
@@ -527,91 +379,6 @@ public final class LocalCluster extends JdbcServer {
   }
 
   // ---------------------------------------------------------------- helpers
-
-  private void launch() {
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                binaries.tool("postgres").toString(),
-                "-D",
-                dir.data().toString(),
-                "-p",
-                Integer.toString(port),
-                "-k",
-                dir.socketDir().toString(),
-                "-c",
-                "listen_addresses=" + HOST));
-    if (applicationName != null) {
-      // Standbys connect with cluster_name as their application_name.
-      cmd.add("-c");
-      cmd.add("cluster_name=" + applicationName);
-    }
-    ProcessBuilder pb = Commands.builder(runAs.wrap(cmd), dir.root());
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(dir.log().toFile()));
-    try {
-      postmaster = pb.start();
-    } catch (IOException e) {
-      throw new PgClusterException(
-          "Could not start " + String.join(" ", pb.command()) + ": " + e.getMessage(), e);
-    }
-  }
-
-  private void awaitReady(long logOffset) {
-    Process p = postmaster;
-    Duration timeout = options.startupTimeout();
-    boolean ready = Poll.until(timeout, () -> !p.isAlive() || canConnect());
-    if (!p.isAlive()) {
-      String log = LogFiles.tailFrom(dir.log(), logOffset, 30);
-      postmaster = null;
-      ClusterProcesses.killAll(dir.root(), KILL_TIMEOUT);
-      if (!portSettled
-          && (log.contains("Address already in use")
-              || log.contains("could not create any TCP/IP sockets"))) {
-        throw new PortTakenException();
-      }
-      throw new PgClusterException(
-          "PostgreSQL exited with code "
-              + p.exitValue()
-              + " while starting "
-              + describe()
-              + LogFiles.section("server log " + dir.log(), log));
-    }
-    if (!ready) {
-      String log = LogFiles.tailFrom(dir.log(), logOffset, 30);
-      hardKill();
-      throw new PgClusterException(
-          describe()
-              + " did not accept connections within "
-              + timeout.toSeconds()
-              + " s and was killed; raise ClusterOptions.startupTimeout on a slow machine"
-              + LogFiles.section("server log " + dir.log(), log));
-    }
-  }
-
-  private boolean canConnect() {
-    try (Connection c = DriverManager.getConnection(jdbcUrl(ADMIN_DATABASE), probeProperties())) {
-      return !c.isClosed();
-    } catch (SQLException e) {
-      return false;
-    }
-  }
-
-  private Connection tryConnect() {
-    try {
-      return DriverManager.getConnection(jdbcUrl(ADMIN_DATABASE), probeProperties());
-    } catch (SQLException e) {
-      return null;
-    }
-  }
-
-  private static Properties probeProperties() {
-    Properties p = new Properties();
-    p.setProperty("connectTimeout", "5");
-    p.setProperty("socketTimeout", "10");
-    p.setProperty("ApplicationName", "gnomon-testkit");
-    return p;
-  }
 
   private static boolean isValid(Connection c) {
     try {
@@ -631,59 +398,6 @@ public final class LocalCluster extends JdbcServer {
     }
   }
 
-  private String show(String parameter) {
-    try (Connection c = connect(ADMIN_DATABASE);
-        ResultSet rs = c.createStatement().executeQuery("SHOW " + parameter)) {
-      rs.next();
-      return rs.getString(1);
-    } catch (SQLException e) {
-      throw new PgClusterException(
-          "Could not read " + parameter + " of " + describe() + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** SIGKILLs the postmaster and every process left in the cluster directory. */
-  private void hardKill() {
-    Process p = postmaster;
-    if (p != null) {
-      p.destroyForcibly();
-      Poll.exited(p, KILL_TIMEOUT);
-    }
-    postmaster = null;
-    ClusterProcesses.killAll(dir.root(), KILL_TIMEOUT);
-  }
-
-  /**
-   * Makes a restart after a crash possible: kills orphaned server processes (they would keep the
-   * old shared memory attached) and removes lock files naming a live process that is not ours
-   * (PID reuse), which would make the postmaster refuse to start. A lock file naming a dead
-   * process is left alone: PostgreSQL then recycles the old shared-memory segment itself.
-   */
-  private void cleanUpAfterPreviousRun() {
-    ClusterProcesses.killAll(dir.root(), KILL_TIMEOUT);
-    removeLockIfForeign(dir.data().resolve("postmaster.pid"));
-    removeLockIfForeign(dir.socketDir().resolve(".s.PGSQL." + port + ".lock"));
-  }
-
-  private static void removeLockIfForeign(Path lockFile) {
-    String text = Commands.read(lockFile);
-    if (text.isEmpty()) {
-      return;
-    }
-    try {
-      long pid = Long.parseLong(text.split("\n", 2)[0].trim());
-      if (ProcessHandle.of(pid).isPresent()) {
-        Files.deleteIfExists(lockFile);
-      }
-    } catch (NumberFormatException | IOException e) {
-      try {
-        Files.deleteIfExists(lockFile);
-      } catch (IOException ignored) {
-        // PostgreSQL will report the lock file itself
-      }
-    }
-  }
-
   private void requireOpen() {
     if (closed) {
       throw new IllegalStateException(describe() + " is closed");
@@ -693,16 +407,10 @@ public final class LocalCluster extends JdbcServer {
   private void requireRunning(String operation) {
     if (!isRunning()) {
       throw new IllegalStateException(
-          operation + " needs a running cluster, but " + describe() + " is not running; call start() first");
-    }
-  }
-
-  /** The postmaster could not bind its port; the first start retries with another one. */
-  private static final class PortTakenException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    PortTakenException() {
-      super(null, null, false, false);
+          operation
+              + " needs a running cluster, but "
+              + describe()
+              + " is not running; call start() first");
     }
   }
 }
