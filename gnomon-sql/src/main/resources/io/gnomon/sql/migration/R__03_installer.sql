@@ -121,13 +121,23 @@ begin
   -- The write path: one statement-level trigger function, one set-based INSERT into the history per statement.
   -- Each version holds the row's image from before the change, so the first write of a row that existed before
   -- tracking records its baseline without any probe of the history.
+  -- An UPDATE that changed no key writes each old row as it was ('U'). When the key-change row trigger has flagged
+  -- this statement (keyed by trigger depth, so a nested statement on the same table cannot take the flag), old and
+  -- new rows are paired by key: a key only the old side has was deleted ('D'), one only the new side has was
+  -- inserted ('I'), so each key gets one version per statement whatever the keys were shifted or swapped to.
   body := format($b$
 begin
   if TG_OP = 'UPDATE' then
-    insert into %1$s (g_vid, g_xid, g_op, %2$s)
-    select nextval(%3$L::regclass), pg_current_xact_id(),
-           case when o.%5$s is null then 'I' when n.%5$s is null then 'D' else 'U' end, %4$s
-      from gnomon_old o full join gnomon_new n on %6$s;
+    if %12$s current_setting('gnomon.key_change_%11$s_' || pg_trigger_depth(), true) = 'y' then
+      perform set_config('gnomon.key_change_%11$s_' || pg_trigger_depth(), '', true);
+      insert into %1$s (g_vid, g_xid, g_op, %2$s)
+      select nextval(%3$L::regclass), pg_current_xact_id(),
+             case when o.%5$s is null then 'I' when n.%5$s is null then 'D' else 'U' end, %4$s
+        from gnomon_old o full join gnomon_new n on %6$s;
+    else
+      insert into %1$s (g_vid, g_xid, g_op, %2$s)
+      select nextval(%3$L::regclass), pg_current_xact_id(), 'U', %9$s from gnomon_old o;
+    end if;
   elsif TG_OP = 'INSERT' then
     insert into %1$s (g_vid, g_xid, g_op, %7$s)
     select nextval(%3$L::regclass), pg_current_xact_id(), 'I', %8$s from gnomon_new n;
@@ -141,9 +151,16 @@ begin
   return null;
 end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin, keys,
          (select string_agg(format('n.%I', k), ', ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)),
-         nonkey_old, tab);
+         nonkey_old, tab, tt.table_id,
+         -- a partitioned table moves rows between partitions as DELETE + INSERT, which fires no UPDATE row
+         -- trigger: always pair rows by key there
+         case when (select relkind from pg_class where oid = tt.relid) = 'p' then 'true or' else '' end);
   execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql security definer '
                  'set search_path = pg_catalog, pg_temp as %L', tt.trigger_function, body);
+  execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql as %L',
+                 tt.key_change_function,
+                 format($b$begin perform set_config('gnomon.key_change_%s_' || pg_trigger_depth(), 'y', true); return null; end$b$,
+                        tt.table_id));
 
   -- Reads as of a coordinate. Inlined by the planner (LANGUAGE sql, STABLE, not strict), so a caller's
   -- WHERE clause reaches the indexes. Three parts, exactly one of the first two runs:

@@ -106,11 +106,11 @@ begin
   end if;
   insert into gnomon.tracked_table (relid, schema_name, table_name, base_name, key_columns, columns,
                                     history_table, checkpoint_table, sequence_name, trigger_function,
-                                    truncate_function, as_of_function, track_xid, track_snapshot)
+                                    key_change_function, as_of_function, track_xid, track_snapshot)
   values (rel, (select nspname from pg_namespace where oid = c.relnamespace), c.relname,
           gnomon.object_name(base, ''), keys, cols,
           gnomon.object_name(base, '_h'), gnomon.object_name(base, '_c'), gnomon.object_name(base, '_vid'),
-          gnomon.object_name(base, '_write'), gnomon.object_name(base, '_write'), gnomon.object_name(base, '_as_of'),
+          gnomon.object_name(base, '_write'), gnomon.object_name(base, '_key_change'), gnomon.object_name(base, '_as_of'),
           pg_current_xact_id(), pg_current_snapshot())
   returning * into tt;
   tid := tt.table_id;
@@ -149,6 +149,11 @@ begin
                  'for each statement execute function gnomon_t.%I()', rel::regclass, tt.trigger_function);
   execute format('create trigger gnomon_update after update on %s referencing old table as gnomon_old new table as gnomon_new '
                  'for each statement execute function gnomon_t.%I()', rel::regclass, tt.trigger_function);
+  -- fires only for rows whose key an UPDATE changed, and only to tell the statement trigger to pair old and new rows
+  execute format('create trigger gnomon_key_change after update on %s for each row when (%s) '
+                 'execute function gnomon_t.%I()', rel::regclass,
+                 (select string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ') from unnest(keys) k),
+                 tt.key_change_function);
   execute format('create trigger gnomon_delete after delete on %s referencing old table as gnomon_old '
                  'for each statement execute function gnomon_t.%I()', rel::regclass, tt.trigger_function);
   execute format('create trigger gnomon_truncate before truncate on %s '
@@ -169,8 +174,10 @@ begin
   execute format('drop trigger if exists gnomon_insert on %s', tab);
   execute format('drop trigger if exists gnomon_update on %s', tab);
   execute format('drop trigger if exists gnomon_delete on %s', tab);
+  execute format('drop trigger if exists gnomon_key_change on %s', tab);
   execute format('drop trigger if exists gnomon_truncate on %s', tab);
   execute format('drop function if exists gnomon_t.%I()', tt.trigger_function);
+  execute format('drop function if exists gnomon_t.%I()', tt.key_change_function);
   execute format('drop function if exists gnomon_t.%I(text)', tt.as_of_function);
   execute format('drop function if exists gnomon_t.%I(timestamptz)', tt.as_of_function);
   delete from gnomon.tracked_table where table_id = tt.table_id;

@@ -30,7 +30,7 @@ create table gnomon.tracked_table (
     checkpoint_table name not null,
     sequence_name   name not null,
     trigger_function name not null,
-    truncate_function name not null,
+    key_change_function name not null,
     as_of_function  name not null,
     track_xid       xid8 not null,
     track_snapshot  pg_snapshot not null,
