@@ -1,0 +1,110 @@
+package io.gnomon.sql;
+
+import static io.gnomon.sql.internal.generated.Tables.TICK;
+import static io.gnomon.sql.internal.generated.Tables.TRACKED_TABLE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnomon.sql.internal.generated.Routines;
+import io.gnomon.sql.internal.generated.routines.ResolveRead;
+import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
+import io.gnomon.testkit.GnomonDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.OffsetDateTime;
+import java.util.List;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The generated jOOQ classes work against the real catalog: Java calls {@code gnomon.track(...)} and the other
+ * functions through them, and {@code pg_snapshot} and {@code xid8} values are read and written through their text
+ * form.
+ */
+class GeneratedClassesIT {
+  @RegisterExtension
+  static final GnomonDatabase db = GnomonDatabase.fromTemplate(CatalogTemplate.NAME, CatalogTemplate::install);
+
+  @Test
+  void tracksThroughTheGeneratedRoutines() throws SQLException {
+    try (Connection c = db.connect()) {
+      execute(c, "create table public.orders (id int primary key, note text)");
+      DSLContext sql = DSL.using(c, SQLDialect.POSTGRES);
+
+      Integer id = Routines.track(sql.configuration(), "public.orders");
+      TrackedTableRecord tracked = Routines.tracked(sql.configuration(), "public.orders");
+
+      assertEquals(id, tracked.getTableId());
+      assertEquals("orders", tracked.getTableName());
+      assertEquals(List.of("id"), List.of(tracked.getKeyColumns()));
+      assertNotNull(tracked.getTrackXid());
+      assertTrue(tracked.getTrackSnapshot().matches("\\d+:\\d+:[\\d,]*"), tracked.getTrackSnapshot());
+      // an xid8 value round-trips as a bound parameter
+      assertEquals(
+          id,
+          sql.select(TRACKED_TABLE.TABLE_ID)
+              .from(TRACKED_TABLE)
+              .where(TRACKED_TABLE.TRACK_XID.eq(tracked.getTrackXid()))
+              .fetchOne()
+              .value1());
+      // a composite argument with xid8 and pg_snapshot attributes binds too
+      assertEquals(0, sql.fetchCount(Routines.historyDefaultRows(tracked, 0L, Long.MAX_VALUE)));
+    }
+  }
+
+  @Test
+  void gnomonErrorsKeepTheirSqlState() throws SQLException {
+    try (Connection c = db.connect()) {
+      DSLContext sql = DSL.using(c, SQLDialect.POSTGRES);
+      DataAccessException e =
+          assertThrows(DataAccessException.class, () -> Routines.track(sql.configuration(), "public.no_such_table"));
+      assertEquals(GnomonSqlState.TABLE_NOT_FOUND.sqlState(), e.sqlState());
+      e = assertThrows(DataAccessException.class, () -> Routines.parseCoordinate(sql.configuration(), "v2:1:1:"));
+      assertEquals(GnomonSqlState.MALFORMED_COORDINATE.sqlState(), e.sqlState());
+    }
+  }
+
+  @Test
+  void readsAndWritesSnapshotsAndXids() throws SQLException {
+    try (Connection c = db.connect()) {
+      execute(c, "create table public.items (id int primary key)");
+      DSLContext sql = DSL.using(c, SQLDialect.POSTGRES);
+      Integer tableId = Routines.track(sql.configuration(), "public.items");
+
+      String coordinate = Routines.coordinate(sql.configuration());
+      assertEquals(coordinate.substring("v1:".length()), Routines.parseCoordinate(sql.configuration(), coordinate));
+
+      // a pg_snapshot written through the generated table, as a bound value and inlined
+      sql.insertInto(TICK, TICK.TICK_AT, TICK.SNAPSHOT).values(OffsetDateTime.now(), "10:20:12,15").execute();
+      sql.settings().setStatementType(org.jooq.conf.StatementType.STATIC_STATEMENT);
+      sql.insertInto(TICK, TICK.TICK_AT, TICK.SNAPSHOT).values(OffsetDateTime.now(), "10:21:").execute();
+      sql.settings().setStatementType(org.jooq.conf.StatementType.PREPARED_STATEMENT);
+      assertEquals(
+          List.of("10:20:12,15", "10:21:"),
+          sql.select(TICK.SNAPSHOT).from(TICK).orderBy(TICK.TICK_ID).fetch(TICK.SNAPSHOT));
+
+      // a function with OUT parameters of both types: lo is the snapshot's xmin
+      ResolveRead read = new ResolveRead();
+      read.setCoordinate(Routines.coordinate(sql.configuration()));
+      read.setTableId(tableId);
+      read.execute(sql.configuration());
+      assertNotNull(read.getSnap());
+      assertEquals(Long.parseLong(read.getSnap().split(":")[0]), read.getLo());
+      assertNull(read.getCp());
+    }
+  }
+
+  private static void execute(Connection c, String sql) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+}
