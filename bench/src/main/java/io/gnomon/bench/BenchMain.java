@@ -9,11 +9,12 @@ import java.util.Set;
 
 /**
  * Runs benchmark groups and writes each one's rows to {@code OUT/GROUP.json}, printing them as a
- * table. Usage: {@code BenchMain [--quick] [--out DIR] [GROUP...]}; groups are {@code write-read}
- * and {@code jmh}. Without groups: all of them ({@code --quick}: {@code write-read} only).
+ * table. Usage: {@code BenchMain [--quick] [--out DIR] [GROUP...]}; groups are {@code write-read},
+ * {@code jmh} and {@code experiments}. Without groups: all of them ({@code --quick}: {@code
+ * write-read} only).
  */
 public final class BenchMain {
-  static final List<String> GROUPS = List.of("write-read", "jmh");
+  static final List<String> GROUPS = List.of("write-read", "jmh", "experiments");
 
   private BenchMain() {}
 
@@ -68,6 +69,10 @@ public final class BenchMain {
         }
       case "jmh":
         return JmhGroup.run(budget, out);
+      case "experiments":
+        try (PgCluster pg = BenchCluster.start()) {
+          return ExperimentsGroup.run(pg, budget, out, System.out);
+        }
       default:
         throw new IllegalArgumentException(group);
     }

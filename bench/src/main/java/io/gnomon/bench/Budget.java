@@ -15,11 +15,11 @@ record Budget(boolean quick, int repeats, int pgbenchSeconds, int latencySeconds
     int scanRepeats) {
 
   static Budget full() {
-    return new Budget(false, 3, 20, 10, 50_000, 10_000, 5);
+    return new Budget(false, 5, 12, 8, 50_000, 10_000, 5);
   }
 
   static Budget quickRun() {
-    return new Budget(true, 2, 3, 2, 5_000, 2_000, 2);
+    return new Budget(true, 2, 3, 2, 3_000, 1_000, 2);
   }
 
   /** Which side goes first in repeat {@code r}: tracked first in even repeats. */

@@ -14,14 +14,16 @@ import java.util.Locale;
 final class Details {
   private final StringBuilder text = new StringBuilder();
   private final PrintStream console;
+  private final long start = System.nanoTime();
 
   Details(PrintStream console) {
     this.console = console;
   }
 
-  /** A progress line: kept, and printed at once. */
+  /** A progress line, stamped with the seconds since the group started: kept, and printed at once. */
   void log(String format, Object... args) {
-    String line = String.format(Locale.ROOT, format, args);
+    String line = String.format(Locale.ROOT, "[%5.0f s] ", (System.nanoTime() - start) / 1e9)
+        + String.format(Locale.ROOT, format, args);
     console.println("  " + line);
     text.append(line).append('\n');
   }

@@ -1,0 +1,183 @@
+package io.gnomon.bench;
+
+import io.gnomon.sql.Catalog;
+import io.gnomon.testkit.PgCluster;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.DoubleSupplier;
+
+/**
+ * The experiments group: changes to the generated SQL that the measurements suggest, tried on a
+ * throwaway copy and measured side by side with what Gnomon installs today. Nothing here changes
+ * Gnomon; each variant replaces a generated function (or adds an index) in the benchmark's own
+ * database only. Rows are named {@code exp_…}; their baseline is today's code, so a ratio below 1
+ * is a gain.
+ */
+final class ExperimentsGroup {
+  private static final String DB = "experiments";
+  private static final int ROWS = WriteRead.ROWS;
+
+  private ExperimentsGroup() {}
+
+  static List<Metric> run(PgCluster pg, Budget budget, Path outDir, PrintStream out) {
+    Details log = new Details(out);
+    Pgbench pgbench = new Pgbench(pg, BenchCluster.binaries(), outDir.resolve("scripts"));
+    pg.createDatabase(DB);
+    pgbench.initialize(DB, WriteRead.SCALE);
+    Catalog.install(pg.dataSource(DB));
+    List<Metric> rows = new ArrayList<>();
+    try (Connection c = pg.connect(DB)) {
+      Db.exec(c, "create schema bench");
+      Db.exec(c, ServerSql.updateLoop(ROWS));
+      Db.exec(c, "select gnomon.track('public.pgbench_accounts')");
+      Db.exec(c, ServerSql.readLoop(ROWS));
+      String trigger = Db.text(c, "select format('gnomon_t.%I', trigger_function) from gnomon.tracked_table");
+      String history = Db.text(c, "select format('gnomon_t.%I', history_table) from gnomon.tracked_table");
+      String sequence = Db.text(c, "select format('gnomon_t.%I', sequence_name) from gnomon.tracked_table");
+      String asOf = Db.text(c, "select format('gnomon_t.%I', as_of_function) from gnomon.tracked_table");
+      // history: every row written about 1.5 times, as single-row transactions
+      int writes = budget.quick() ? 20_000 : 300_000;
+      Db.exec(c, "call bench.update_loop(" + writes + ", 0, null)");
+      Db.exec(c, "vacuum analyze");
+      log.log("history: %.0f versions", Db.number(c, "select count(*) from " + history));
+      rows.addAll(readVariants(c, budget, log, asOf, history));
+      rows.addAll(triggerVariants(c, budget, log, trigger, history, sequence));
+    } catch (SQLException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    } finally {
+      log.writeTo(outDir.resolve("experiments.txt"));
+    }
+    return rows;
+  }
+
+  /** As-of point reads (generic plans, server-side loop) with the coordinate resolved more cheaply or fewer branches. */
+  private static List<Metric> readVariants(Connection c, Budget budget, Details log, String asOf, String history) {
+    int n = budget.serverLoop();
+    String def = Db.text(c, "select pg_get_functiondef(" + Db.literal(asOf + "(text)") + "::regprocedure)");
+    // 1. the coordinate resolved by an expression instead of gnomon.resolve_read (no checks: an upper bound)
+    String light = def.replace(asOf + "(", "bench.as_of_light(")
+        .replaceFirst("select \\* from gnomon\\.resolve_read\\(coordinate, \\d+\\)",
+            "select s.snap, pg_snapshot_xmin(s.snap) as lo, null::bigint as cp, null::pg_snapshot as cp_snap"
+                + " from (select substr(coordinate, 4)::pg_snapshot as snap) s");
+    boolean lightApplies = !light.contains("resolve_read");
+    if (lightApplies) {
+      Db.exec(c, light);
+    }
+    // 2. live rows and history only: no checkpoint branch, the coordinate resolved by an expression
+    Db.exec(c, "create or replace function bench.as_of_two(coordinate text) returns setof public.pgbench_accounts"
+        + " language sql stable as $f$\n"
+        + "  with r as materialized (select s.snap, pg_snapshot_xmin(s.snap) as lo"
+        + " from (select substr(coordinate, 4)::pg_snapshot as snap) s)\n"
+        + "  select l.aid, l.bid, l.abalance, l.filler from public.pgbench_accounts l\n"
+        + "   where not exists (select 1 from " + history + " x where x.aid = l.aid and x.g_xid >= (select r.lo from r)\n"
+        + "                      and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r)))\n"
+        + "  union all\n"
+        + "  select h.aid, h.bid, h.abalance, h.filler from (\n"
+        + "    select distinct on (x.aid) x.* from " + history + " x\n"
+        + "     where x.g_xid >= (select r.lo from r) and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r))\n"
+        + "     order by x.aid, x.g_vid) h\n"
+        + "   where h.g_op <> 'I'\n$f$");
+    String coord = Db.text(c, "select gnomon.coordinate()");
+    List<String> variants = new ArrayList<>(List.of(asOf));
+    if (lightApplies) {
+      variants.add("bench.as_of_light");
+    }
+    variants.add("bench.as_of_two");
+    for (String v : variants) {
+      Db.exec(c, "create or replace function bench.loop_" + simple(v) + "(c text, n int) returns double precision"
+          + " language plpgsql as $$ declare t0 timestamptz; x int; begin"
+          + " perform set_config('plan_cache_mode', 'force_generic_plan', true); t0 := clock_timestamp();"
+          + " for i in 0..n-1 loop select abalance into x from " + v + "(c) where aid = " + ServerSql.key("i", ROWS)
+          + "; end loop; return extract(epoch from clock_timestamp() - t0) * 1e6 / n; end $$");
+    }
+    List<Metric> rows = new ArrayList<>();
+    DoubleSupplier live = () -> Db.number(c, "select bench.read_loop(" + Db.literal(coord) + ", " + n
+        + ", 'force_generic_plan', false)");
+    for (String v : variants) {
+      DoubleSupplier variant = () -> Db.number(c, "select bench.loop_" + simple(v) + "(" + Db.literal(coord) + ", " + n + ")");
+      variant.getAsDouble(); // warm-up
+      List<double[]> runs = Paired.alternate(budget.repeats(), variant, live);
+      Metric m = Metric.paired("exp_as_of_point_read_" + label(v) + "_vs_live", "us", runs, null,
+          "server-side loop of " + n + " point reads, generic plan; baseline: the same loop on the live table");
+      log.log("as-of point read %-22s %6.1f us, live %6.1f us", label(v), m.value(), m.baseline());
+      rows.add(m);
+    }
+    // 3. today's function with a history index that holds the xid: the anti-join needs no heap fetch
+    Db.exec(c, "create index bench_h_key_xid on " + history + " (aid, g_xid)");
+    Db.exec(c, "vacuum analyze " + history);
+    DoubleSupplier today = () -> Db.number(c, "select bench.loop_" + simple(asOf) + "(" + Db.literal(coord) + ", " + n + ")");
+    today.getAsDouble();
+    List<double[]> runs = Paired.alternate(budget.repeats(), today, live);
+    Metric m = Metric.paired("exp_as_of_point_read_with_key_xid_index_vs_live", "us", runs, null,
+        "today's as-of function after create index on history (aid, g_xid); same loop as above");
+    log.log("as-of point read with (aid, g_xid) index %6.1f us, live %6.1f us", m.value(), m.baseline());
+    log.section("as-of point read plan with the (aid, g_xid) index", String.join("\n", Db.lines(c,
+        "explain (analyze, buffers) select abalance from " + asOf + "(" + Db.literal(coord) + ") where aid = 4242")));
+    rows.add(m);
+    Db.exec(c, "drop index gnomon_t.bench_h_key_xid");
+    return rows;
+  }
+
+  /** The UPDATE trigger without the full join of the transition tables, and without the per-row nextval. */
+  private static List<Metric> triggerVariants(Connection c, Budget budget, Details log, String trigger, String history,
+      String sequence) {
+    String original = Db.text(c, "select pg_get_functiondef(" + Db.literal(trigger + "()") + "::regprocedure)");
+    String head = "create or replace function " + trigger + "() returns trigger language plpgsql security definer"
+        + " set search_path = pg_catalog, pg_temp as $t$ begin if TG_OP = 'UPDATE' then insert into " + history
+        + " (g_vid, g_xid, g_op, aid, bid, abalance, filler) select ";
+    String tail = ", 'U', o.aid, o.bid, o.abalance, o.filler from gnomon_old o; end if; return null; end $t$";
+    String noJoin = head + "nextval(" + Db.literal(sequence) + "::regclass), pg_current_xact_id()" + tail;
+    String noJoinNoSeq = head + "0, pg_current_xact_id()" + tail;
+    int n = budget.serverLoop();
+    List<Metric> rows = new ArrayList<>();
+    int[] first = {2_000_000};
+    DoubleSupplier bulk = () -> {
+      Db.exec(c, "vacuum pgbench_accounts");
+      Db.exec(c, "checkpoint");
+      return Db.timeMillis(c, "update pgbench_accounts set abalance = abalance + 1");
+    };
+    DoubleSupplier loop = () -> {
+      first[0] += n;
+      return Db.number(c, "call bench.update_loop(" + n + ", " + first[0] + ", null)");
+    };
+    String[][] variants = {{"no_join", noJoin}, {"no_join_no_nextval", noJoinNoSeq}};
+    for (String[] v : variants) {
+      DoubleSupplier bulkVariant = withTrigger(c, v[1], original, bulk);
+      DoubleSupplier loopVariant = withTrigger(c, v[1], original, loop);
+      List<double[]> b = Paired.alternate(budget.repeats(), bulkVariant, bulk);
+      List<double[]> l = Paired.alternate(budget.repeats(), loopVariant, loop);
+      rows.add(Metric.paired("exp_trigger_" + v[0] + "_bulk_update_vs_today", "ms", b, null,
+          "UPDATE of all " + ROWS + " rows with the UPDATE trigger rewritten (" + v[0].replace('_', ' ')
+              + "); baseline: today's trigger"));
+      rows.add(Metric.paired("exp_trigger_" + v[0] + "_server_us_vs_today", "us", l, null,
+          n + " committed single-row UPDATEs with the rewritten trigger; baseline: today's trigger"));
+      log.log("trigger %-20s bulk %6.0f ms (today %6.0f), single-row %5.1f us (today %5.1f)", v[0],
+          rows.get(rows.size() - 2).value(), rows.get(rows.size() - 2).baseline(), rows.get(rows.size() - 1).value(),
+          rows.get(rows.size() - 1).baseline());
+    }
+    return rows;
+  }
+
+  private static DoubleSupplier withTrigger(Connection c, String variant, String original, DoubleSupplier measure) {
+    return () -> {
+      Db.exec(c, variant);
+      try {
+        return measure.getAsDouble();
+      } finally {
+        Db.exec(c, original);
+      }
+    };
+  }
+
+  private static String simple(String fn) {
+    return fn.substring(fn.indexOf('.') + 1).replace("\"", "");
+  }
+
+  private static String label(String fn) {
+    return fn.startsWith("gnomon_t.") ? "today" : simple(fn).replace("as_of_", "");
+  }
+}
