@@ -119,9 +119,9 @@ public class TrackedTable extends TableImpl<TrackedTableRecord> {
     public final TableField<TrackedTableRecord, String> TRIGGER_FUNCTION = createField(DSL.name("trigger_function"), SQLDataType.VARCHAR.nullable(false), this, "");
 
     /**
-     * The column <code>gnomon.tracked_table.truncate_function</code>.
+     * The column <code>gnomon.tracked_table.key_change_function</code>.
      */
-    public final TableField<TrackedTableRecord, String> TRUNCATE_FUNCTION = createField(DSL.name("truncate_function"), SQLDataType.VARCHAR.nullable(false), this, "");
+    public final TableField<TrackedTableRecord, String> KEY_CHANGE_FUNCTION = createField(DSL.name("key_change_function"), SQLDataType.VARCHAR.nullable(false), this, "");
 
     /**
      * The column <code>gnomon.tracked_table.as_of_function</code>.

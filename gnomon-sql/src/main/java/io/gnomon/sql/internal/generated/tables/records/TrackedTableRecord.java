@@ -177,16 +177,16 @@ public class TrackedTableRecord extends UpdatableRecordImpl<TrackedTableRecord> 
     }
 
     /**
-     * Setter for <code>gnomon.tracked_table.truncate_function</code>.
+     * Setter for <code>gnomon.tracked_table.key_change_function</code>.
      */
-    public void setTruncateFunction(String value) {
+    public void setKeyChangeFunction(String value) {
         set(11, value);
     }
 
     /**
-     * Getter for <code>gnomon.tracked_table.truncate_function</code>.
+     * Getter for <code>gnomon.tracked_table.key_change_function</code>.
      */
-    public String getTruncateFunction() {
+    public String getKeyChangeFunction() {
         return (String) get(11);
     }
 
@@ -269,7 +269,7 @@ public class TrackedTableRecord extends UpdatableRecordImpl<TrackedTableRecord> 
     /**
      * Create a detached, initialised TrackedTableRecord
      */
-    public TrackedTableRecord(Integer tableId, Long relid, String schemaName, String tableName, String baseName, String[] keyColumns, JSONB columns, String historyTable, String checkpointTable, String sequenceName, String triggerFunction, String truncateFunction, String asOfFunction, Long trackXid, String trackSnapshot, OffsetDateTime trackedAt) {
+    public TrackedTableRecord(Integer tableId, Long relid, String schemaName, String tableName, String baseName, String[] keyColumns, JSONB columns, String historyTable, String checkpointTable, String sequenceName, String triggerFunction, String keyChangeFunction, String asOfFunction, Long trackXid, String trackSnapshot, OffsetDateTime trackedAt) {
         super(TrackedTable.TRACKED_TABLE);
 
         setTableId(tableId);
@@ -283,7 +283,7 @@ public class TrackedTableRecord extends UpdatableRecordImpl<TrackedTableRecord> 
         setCheckpointTable(checkpointTable);
         setSequenceName(sequenceName);
         setTriggerFunction(triggerFunction);
-        setTruncateFunction(truncateFunction);
+        setKeyChangeFunction(keyChangeFunction);
         setAsOfFunction(asOfFunction);
         setTrackXid(trackXid);
         setTrackSnapshot(trackSnapshot);
