@@ -217,6 +217,15 @@ public interface PgCluster extends AutoCloseable {
   Optional<Path> dataDirectory();
 
   /**
+   * Returns the directory of the PostgreSQL binaries a throwaway cluster runs from, where client
+   * tools of the same version live too ({@code pgbench}, {@code pg_waldump}, {@code psql}) for
+   * local binaries.
+   *
+   * @return the directory, or empty for servers the testkit does not run
+   */
+  Optional<Path> binDirectory();
+
+  /**
    * Returns the last lines of the server log, for diagnostics.
    *
    * @param lines how many lines at most

@@ -44,6 +44,7 @@ class ExistingServerIT {
       assertEquals(shared.user(), pg.user());
       assertTrue(pg.isRunning());
       assertEquals(Optional.empty(), pg.dataDirectory());
+      assertEquals(Optional.empty(), pg.binDirectory());
       assertTrue(
           pg.jdbcUrl("other").endsWith("/other?user=postgres&ApplicationName=existing_it")
               || shared.source() != PgSource.LOCAL_BINARIES,

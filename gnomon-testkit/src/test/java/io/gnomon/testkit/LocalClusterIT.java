@@ -57,6 +57,7 @@ class LocalClusterIT {
         "jdbc:postgresql://127.0.0.1:" + pg.port() + "/my+db?user=postgres", pg.jdbcUrl("my db"));
     assertTrue(pg.isRunning());
     assertTrue(Files.isRegularFile(pg.dataDirectory().orElseThrow().resolve("PG_VERSION")));
+    assertTrue(Files.isExecutable(pg.binDirectory().orElseThrow().resolve("pg_basebackup")));
     assertTrue(pg.logTail(50).contains("ready to accept connections"), pg.logTail(50));
     try (Connection c = DriverManager.getConnection(pg.jdbcUrl("postgres"))) {
       assertEquals("postgres", one(c, "select current_user"));

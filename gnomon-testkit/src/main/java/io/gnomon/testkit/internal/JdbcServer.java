@@ -5,7 +5,6 @@ import io.gnomon.testkit.PgCluster;
 import io.gnomon.testkit.PgClusterException;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -37,7 +36,7 @@ abstract class JdbcServer implements PgCluster {
     Sql.checkDatabaseName("database", database);
     String url = jdbcUrl(database);
     try {
-      return DriverManager.getConnection(url);
+      return Jdbc.connect(url);
     } catch (SQLException e) {
       throw new PgClusterException(
           "Could not connect to database '"
@@ -197,6 +196,11 @@ abstract class JdbcServer implements PgCluster {
 
   @Override
   public Optional<Path> dataDirectory() {
+    return Optional.empty();
+  }
+
+  @Override
+  public Optional<Path> binDirectory() {
     return Optional.empty();
   }
 

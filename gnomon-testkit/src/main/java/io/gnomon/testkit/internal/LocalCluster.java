@@ -165,6 +165,11 @@ public final class LocalCluster extends JdbcServer {
   }
 
   @Override
+  public Optional<Path> binDirectory() {
+    return Optional.of(binaries.bindir());
+  }
+
+  @Override
   public String logTail(int lines) {
     return LogFiles.tail(dir.log(), lines);
   }

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -168,7 +167,7 @@ final class Postmaster {
   /** Opens a connection for probing, or returns null when the server refuses. */
   Connection tryConnect() {
     try {
-      return DriverManager.getConnection(jdbcUrl(ADMIN_DATABASE), probeProperties());
+      return Jdbc.connect(jdbcUrl(ADMIN_DATABASE), probeProperties());
     } catch (SQLException e) {
       return null;
     }
@@ -235,7 +234,7 @@ final class Postmaster {
   }
 
   private boolean canConnect() {
-    try (Connection c = DriverManager.getConnection(jdbcUrl(ADMIN_DATABASE), probeProperties())) {
+    try (Connection c = Jdbc.connect(jdbcUrl(ADMIN_DATABASE), probeProperties())) {
       return !c.isClosed();
     } catch (SQLException e) {
       return false;
