@@ -1,10 +1,13 @@
 package io.gnomon;
 
+import static io.gnomon.sql.internal.generated.Tables.TRACKED_TABLE;
+
 import io.gnomon.internal.Jdbc;
 import io.gnomon.internal.Ticker;
 import io.gnomon.sql.Catalog;
+import io.gnomon.sql.internal.generated.Routines;
+import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -35,10 +38,6 @@ import javax.sql.DataSource;
  * {@link Connection} run inside the caller's transaction instead.
  */
 public final class Gnomon implements AutoCloseable {
-  private static final String TRACKED_SQL =
-      "select table_id, schema_name, table_name, key_columns, history_table, as_of_function, tracked_at"
-          + " from gnomon.tracked_table";
-
   private final GnomonConfig config;
   private final ConcurrentMap<String, TrackedTable> trackedByName = new ConcurrentHashMap<>();
   private volatile Ticker ticker;
@@ -94,10 +93,8 @@ public final class Gnomon implements AutoCloseable {
         config.dataSource(),
         "tracking " + table,
         c -> {
-          try (PreparedStatement ps = c.prepareStatement("select gnomon.track(?)")) {
-            ps.setString(1, table);
-            ps.execute();
-          }
+          // the installer's Java door: the generated routine for gnomon.track
+          Routines.track(Jdbc.dsl(c).configuration(), table);
           return tracked(c, table);
         });
   }
@@ -111,11 +108,7 @@ public final class Gnomon implements AutoCloseable {
         config.dataSource(),
         "untracking " + table,
         c -> {
-          try (PreparedStatement ps = c.prepareStatement("select gnomon.untrack(?, ?)")) {
-            ps.setString(1, table);
-            ps.setBoolean(2, dropHistory);
-            ps.execute();
-          }
+          Routines.untrack(Jdbc.dsl(c).configuration(), table, dropHistory);
           return null;
         });
     trackedByName.clear();
@@ -130,18 +123,10 @@ public final class Gnomon implements AutoCloseable {
     return Jdbc.withConnection(config.dataSource(), "looking up " + table, c -> tracked(c, table));
   }
 
-  private TrackedTable tracked(Connection c, String table) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            TRACKED_SQL + " where table_id = (gnomon.tracked(?)).table_id")) {
-      ps.setString(1, table);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        TrackedTable t = read(rs);
-        trackedByName.put(table, t);
-        return t;
-      }
-    }
+  private TrackedTable tracked(Connection c, String table) {
+    TrackedTable t = read(Routines.tracked(Jdbc.dsl(c).configuration(), table));
+    trackedByName.put(table, t);
+    return t;
   }
 
   /** Every tracked table, by id. */
@@ -151,26 +136,23 @@ public final class Gnomon implements AutoCloseable {
         "listing tracked tables",
         c -> {
           List<TrackedTable> out = new ArrayList<>();
-          try (Statement st = c.createStatement();
-              ResultSet rs = st.executeQuery(TRACKED_SQL + " order by table_id")) {
-            while (rs.next()) {
-              out.add(read(rs));
-            }
+          for (TrackedTableRecord r :
+              Jdbc.dsl(c).selectFrom(TRACKED_TABLE).orderBy(TRACKED_TABLE.TABLE_ID).fetch()) {
+            out.add(read(r));
           }
           return out;
         });
   }
 
-  private static TrackedTable read(ResultSet rs) throws SQLException {
-    String[] keys = (String[]) rs.getArray("key_columns").getArray();
+  private static TrackedTable read(TrackedTableRecord r) {
     return new TrackedTable(
-        rs.getInt("table_id"),
-        rs.getString("schema_name"),
-        rs.getString("table_name"),
-        Arrays.asList(keys),
-        rs.getString("history_table"),
-        rs.getString("as_of_function"),
-        rs.getObject("tracked_at", OffsetDateTime.class));
+        r.getTableId(),
+        r.getSchemaName(),
+        r.getTableName(),
+        Arrays.asList(r.getKeyColumns()),
+        r.getHistoryTable(),
+        r.getAsOfFunction(),
+        r.getTrackedAt());
   }
 
   /** Captures the coordinate of now (one round trip). */
@@ -188,6 +170,7 @@ public final class Gnomon implements AutoCloseable {
   }
 
   private static Coordinate captureCoordinate(Connection c) throws SQLException {
+    // plain JDBC: one round trip, nothing else on the way
     try (Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("select gnomon.coordinate()")) {
       rs.next();
@@ -205,15 +188,8 @@ public final class Gnomon implements AutoCloseable {
     return Jdbc.withConnection(
         config.dataSource(),
         "finding the coordinate at " + at,
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement("select gnomon.coordinate_at(?)")) {
-            ps.setObject(1, OffsetDateTime.ofInstant(at, ZoneOffset.UTC));
-            try (ResultSet rs = ps.executeQuery()) {
-              rs.next();
-              return Coordinate.parse(rs.getString(1));
-            }
-          }
-        });
+        c -> Coordinate.parse(
+            Routines.coordinateAt(Jdbc.dsl(c).configuration(), OffsetDateTime.ofInstant(at, ZoneOffset.UTC))));
   }
 
   /** Records one tick now and returns its id (the ticker does this every {@code tickInterval}). */
@@ -221,13 +197,7 @@ public final class Gnomon implements AutoCloseable {
     return Jdbc.withConnection(
         config.dataSource(),
         "recording a tick",
-        c -> {
-          try (Statement st = c.createStatement();
-              ResultSet rs = st.executeQuery("select gnomon.tick()")) {
-            rs.next();
-            return rs.getLong(1);
-          }
-        });
+        c -> Routines.tick(Jdbc.dsl(c).configuration()));
   }
 
   /** Starts the ticker (idempotent): a tick every {@code tickInterval}, upkeep every {@code maintainInterval}. */
@@ -258,15 +228,7 @@ public final class Gnomon implements AutoCloseable {
     return Jdbc.withConnection(
         config.dataSource(),
         "checkpointing " + table,
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement("select gnomon.checkpoint(?)")) {
-            ps.setString(1, table);
-            try (ResultSet rs = ps.executeQuery()) {
-              rs.next();
-              return rs.getLong(1);
-            }
-          }
-        });
+        c -> Routines.checkpoint(Jdbc.dsl(c).configuration(), table));
   }
 
   /** Reads as of a coordinate: see {@link AsOf}. */

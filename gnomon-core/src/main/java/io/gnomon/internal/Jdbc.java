@@ -4,6 +4,10 @@ import io.gnomon.GnomonException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
 
 /** Runs short units of work on a connection of Gnomon's data source, translating errors. */
 public final class Jdbc {
@@ -22,6 +26,8 @@ public final class Jdbc {
       return work.run(c);
     } catch (SQLException e) {
       throw Errors.translate(doing, e);
+    } catch (DataAccessException e) {
+      throw translate(doing, e);
     }
   }
 
@@ -31,7 +37,19 @@ public final class Jdbc {
       return work.run(c);
     } catch (SQLException e) {
       throw Errors.translate(doing, e);
+    } catch (DataAccessException e) {
+      throw translate(doing, e);
     }
+  }
+
+  /** jOOQ on a connection, for the generated catalog classes and routines. */
+  public static DSLContext dsl(Connection c) {
+    return DSL.using(c, SQLDialect.POSTGRES);
+  }
+
+  private static GnomonException translate(String doing, DataAccessException e) {
+    SQLException cause = e.getCause(SQLException.class);
+    return cause != null ? Errors.translate(doing, cause) : new GnomonException(doing + ": " + e.getMessage(), null, e);
   }
 
   /** Wraps a non-database failure. */
