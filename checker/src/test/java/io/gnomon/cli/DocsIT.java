@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The docs' examples run, so they cannot rot: for each Markdown file, in a fresh database with the catalog installed,
  * every {@code ```sql runnable} block runs in order on one session as psql would (and must print what the docs show),
  * and every {@code ```java runnable} block is compiled and run. The SQL reference must also name every function of
- * schema {@code gnomon} and list exactly the SQLSTATEs of {@code gnomon.error_code}.
+ * schema {@code gnomon}, every object {@code gnomon.track} generates, and list exactly the SQLSTATEs of
+ * {@code gnomon.error_code}.
  */
 class DocsIT {
   @TempDir
@@ -92,6 +93,32 @@ class DocsIT {
       }
     }
     assertEquals(List.of(), missing, "functions of schema gnomon missing from docs/sql-reference.md");
+  }
+
+  @Test
+  void sqlReferenceNamesEveryGeneratedObject() throws Exception {
+    String reference = Files.readString(Docs.file("docs/sql-reference.md"));
+    List<String> missing = new ArrayList<>();
+    try (TestDatabase db = TestDatabases.fresh("docs_generated");
+        Connection c = installed(db).connect();
+        Statement st = c.createStatement()) {
+      st.execute("create table account (id integer primary key, owner text)");
+      st.execute("select gnomon.track('public.account')");
+      try (ResultSet rs = st.executeQuery(
+          "select relname from pg_class where relnamespace = 'gnomon_t'::regnamespace and relkind in ('r', 'p', 'S')"
+              + " and not relispartition"
+              + " union select proname from pg_proc where pronamespace = 'gnomon_t'::regnamespace"
+              + " union select tgname from pg_trigger where tgrelid = 'account'::regclass and not tgisinternal")) {
+        while (rs.next()) {
+          String name = rs.getString(1);
+          String documented = name.startsWith("account_") ? "`<base>" + name.substring("account".length()) : "`" + name;
+          if (!reference.contains(documented)) {
+            missing.add(documented + "`");
+          }
+        }
+      }
+    }
+    assertEquals(List.of(), missing, "generated objects missing from docs/sql-reference.md");
   }
 
   @Test
