@@ -34,12 +34,8 @@ import org.jooq.meta.postgres.PostgresDatabase;
  *
  * <p>The generated sources are committed under {@code gnomon-sql/src/main/java}; {@code CatalogCodegenIT} regenerates
  * them into a temporary directory and fails when they differ. To regenerate them into the source tree after changing
- * a migration, from the repository root:
- *
- * <pre>
- * mvn -q -B install -DskipTests
- * mvn -B -pl gnomon-sql verify -Dit.test=none -Dtest=CatalogCodegenIT -Dgnomon.regenerate=true -Dsurefire.failIfNoSpecifiedTests=false
- * </pre>
+ * a migration, run {@link #REGENERATE_COMMAND} from the repository root (after {@code mvn -q -B install -DskipTests},
+ * so that the testkit is installed), then review and commit the result.
  *
  * <p>See {@code docs/sql-codegen.md}. The output is deterministic: no {@code @Generated} annotation, no date, no jOOQ
  * patch version, {@code \n} line endings, and objects in name order.
@@ -50,6 +46,10 @@ final class CatalogCodegen {
 
   /** The system property that makes {@code CatalogCodegenIT} write into the source tree instead of checking it. */
   static final String REGENERATE_PROPERTY = "gnomon.regenerate";
+
+  /** The command, from the repository root, that regenerates the committed classes (docs/sql-codegen.md shows it). */
+  static final String REGENERATE_COMMAND =
+      "mvn -B -pl gnomon-sql test -Dtest=CatalogCodegenIT -D" + REGENERATE_PROPERTY + "=true";
 
   /**
    * Objects of the {@code gnomon} schema that are not generated: Flyway's history table (Flyway owns it) and the

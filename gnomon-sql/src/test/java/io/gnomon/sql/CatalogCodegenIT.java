@@ -47,7 +47,7 @@ class CatalogCodegenIT {
               + " differ from the classes generated from the migrated catalog (" + differences.size()
               + " files):\n  " + String.join("\n  ", differences)
               + "\nRegenerate them (see docs/sql-codegen.md):\n"
-              + "  mvn -B -pl gnomon-sql test -Dtest=CatalogCodegenIT -Dgnomon.regenerate=true\n"
+              + "  " + CatalogCodegen.REGENERATE_COMMAND + "\n"
               + "then review and commit the result.");
     }
   }

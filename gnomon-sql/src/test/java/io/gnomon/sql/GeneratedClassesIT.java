@@ -37,22 +37,25 @@ class GeneratedClassesIT {
   void tracksThroughTheGeneratedRoutines() throws SQLException {
     try (Connection c = db.connect()) {
       execute(c, "create table public.orders (id int primary key, note text)");
+      // tag::example[] (shown in docs/sql-codegen.md; SqlCodegenDocTest keeps both equal)
       DSLContext sql = DSL.using(c, SQLDialect.POSTGRES);
-
-      Integer id = Routines.track(sql.configuration(), "public.orders");
+      Integer id = Routines.track(sql.configuration(), "public.orders"); // select gnomon.track('public.orders')
       TrackedTableRecord tracked = Routines.tracked(sql.configuration(), "public.orders");
+      String snapshot = tracked.getTrackSnapshot(); // pg_snapshot as text, e.g. "742:742:"
+      Long xid = tracked.getTrackXid(); // xid8 as a Long
+      // end::example[]
 
       assertEquals(id, tracked.getTableId());
       assertEquals("orders", tracked.getTableName());
       assertEquals(List.of("id"), List.of(tracked.getKeyColumns()));
-      assertNotNull(tracked.getTrackXid());
-      assertTrue(tracked.getTrackSnapshot().matches("\\d+:\\d+:[\\d,]*"), tracked.getTrackSnapshot());
+      assertNotNull(xid);
+      assertTrue(snapshot.matches("\\d+:\\d+:[\\d,]*"), snapshot);
       // an xid8 value round-trips as a bound parameter
       assertEquals(
           id,
           sql.select(TRACKED_TABLE.TABLE_ID)
               .from(TRACKED_TABLE)
-              .where(TRACKED_TABLE.TRACK_XID.eq(tracked.getTrackXid()))
+              .where(TRACKED_TABLE.TRACK_XID.eq(xid))
               .fetchOne()
               .value1());
       // a composite argument with xid8 and pg_snapshot attributes binds too
