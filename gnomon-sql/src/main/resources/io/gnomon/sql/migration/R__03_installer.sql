@@ -95,7 +95,7 @@ begin
   tab  := format('%I.%I', tt.schema_name, tt.table_name);
   hist := format('gnomon_t.%I', tt.history_table);
   cpt  := format('gnomon_t.%I', tt.checkpoint_table);
-  seq  := format('gnomon_t.%I', tt.sequence_name);
+  seq  := 'gnomon.version_seq';
 
   select string_agg(format('%I', c->>'name'), ', ' order by (c->>'attnum')::int) into cols
     from jsonb_array_elements(tt.columns) c;

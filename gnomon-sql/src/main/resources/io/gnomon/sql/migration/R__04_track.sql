@@ -105,11 +105,11 @@ begin
     base := base || '_' || (select coalesce(max(table_id), 0) + 1 from gnomon.tracked_table);
   end if;
   insert into gnomon.tracked_table (relid, schema_name, table_name, base_name, key_columns, columns,
-                                    history_table, checkpoint_table, sequence_name, trigger_function,
+                                    history_table, checkpoint_table, trigger_function,
                                     key_change_function, as_of_function, track_xid, track_snapshot)
   values (rel, (select nspname from pg_namespace where oid = c.relnamespace), c.relname,
           gnomon.object_name(base, ''), keys, cols,
-          gnomon.object_name(base, '_h'), gnomon.object_name(base, '_c'), gnomon.object_name(base, '_vid'),
+          gnomon.object_name(base, '_h'), gnomon.object_name(base, '_c'),
           gnomon.object_name(base, '_write'), gnomon.object_name(base, '_key_change'), gnomon.object_name(base, '_as_of'),
           pg_current_xact_id(), pg_current_snapshot())
   returning * into tt;
@@ -118,7 +118,6 @@ begin
   select string_agg(format('%I %s%s', col->>'name', col->>'storetype',
                            coalesce(' collate ' || (col->>'collation'), '')), ', ' order by (col->>'attnum')::int)
     into hcols from jsonb_array_elements(cols) col;
-  execute format('create sequence gnomon_t.%I', tt.sequence_name);
   execute format('create table gnomon_t.%I (g_vid bigint not null, g_xid xid8 not null, g_op "char" not null, %s) '
                  'partition by range (g_xid)', tt.history_table, hcols);
   execute format('comment on table gnomon_t.%I is %L', tt.history_table,
@@ -184,7 +183,6 @@ begin
   if drop_history then
     execute format('drop table gnomon_t.%I', tt.history_table);
     execute format('drop table gnomon_t.%I', tt.checkpoint_table);
-    execute format('drop sequence gnomon_t.%I', tt.sequence_name);
   else
     -- kept as plain tables under a name that cannot collide with a later tracking of the same table
     kept := '_untracked_' || tt.table_id || '_' || (pg_current_xact_id()::text);
@@ -194,7 +192,6 @@ begin
     end loop;
     execute format('alter table gnomon_t.%I rename to %I', tt.history_table, gnomon.object_name(tt.base_name, '_h' || kept));
     execute format('alter table gnomon_t.%I rename to %I', tt.checkpoint_table, gnomon.object_name(tt.base_name, '_c' || kept));
-    execute format('alter sequence gnomon_t.%I rename to %I', tt.sequence_name, gnomon.object_name(tt.base_name, '_vid' || kept));
   end if;
 end $$;
 comment on function gnomon.untrack(text, boolean) is

@@ -28,7 +28,6 @@ create table gnomon.tracked_table (
     columns         jsonb not null,
     history_table   name not null,
     checkpoint_table name not null,
-    sequence_name   name not null,
     trigger_function name not null,
     key_change_function name not null,
     as_of_function  name not null,
@@ -38,6 +37,11 @@ create table gnomon.tracked_table (
     unique (schema_name, table_name)
 );
 comment on table gnomon.tracked_table is 'One row per tracked table, written by gnomon.track() and removed by gnomon.untrack().';
+
+-- Version keys: one sequence for every tracked table, so version keys also order the changes of different tables
+-- (a transaction that waited for another's row lock draws larger keys than everything the other wrote).
+create sequence gnomon.version_seq;
+comment on sequence gnomon.version_seq is 'Version keys (g_vid) of every history table.';
 
 -- Ticks: coordinates recorded at a fixed interval, mapping wall-clock time to coordinates.
 create table gnomon.tick (

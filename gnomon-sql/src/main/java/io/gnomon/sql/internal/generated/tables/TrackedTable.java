@@ -109,11 +109,6 @@ public class TrackedTable extends TableImpl<TrackedTableRecord> {
     public final TableField<TrackedTableRecord, String> CHECKPOINT_TABLE = createField(DSL.name("checkpoint_table"), SQLDataType.VARCHAR.nullable(false), this, "");
 
     /**
-     * The column <code>gnomon.tracked_table.sequence_name</code>.
-     */
-    public final TableField<TrackedTableRecord, String> SEQUENCE_NAME = createField(DSL.name("sequence_name"), SQLDataType.VARCHAR.nullable(false), this, "");
-
-    /**
      * The column <code>gnomon.tracked_table.trigger_function</code>.
      */
     public final TableField<TrackedTableRecord, String> TRIGGER_FUNCTION = createField(DSL.name("trigger_function"), SQLDataType.VARCHAR.nullable(false), this, "");

@@ -149,101 +149,87 @@ public class TrackedTableRecord extends UpdatableRecordImpl<TrackedTableRecord> 
     }
 
     /**
-     * Setter for <code>gnomon.tracked_table.sequence_name</code>.
-     */
-    public void setSequenceName(String value) {
-        set(9, value);
-    }
-
-    /**
-     * Getter for <code>gnomon.tracked_table.sequence_name</code>.
-     */
-    public String getSequenceName() {
-        return (String) get(9);
-    }
-
-    /**
      * Setter for <code>gnomon.tracked_table.trigger_function</code>.
      */
     public void setTriggerFunction(String value) {
-        set(10, value);
+        set(9, value);
     }
 
     /**
      * Getter for <code>gnomon.tracked_table.trigger_function</code>.
      */
     public String getTriggerFunction() {
-        return (String) get(10);
+        return (String) get(9);
     }
 
     /**
      * Setter for <code>gnomon.tracked_table.key_change_function</code>.
      */
     public void setKeyChangeFunction(String value) {
-        set(11, value);
+        set(10, value);
     }
 
     /**
      * Getter for <code>gnomon.tracked_table.key_change_function</code>.
      */
     public String getKeyChangeFunction() {
-        return (String) get(11);
+        return (String) get(10);
     }
 
     /**
      * Setter for <code>gnomon.tracked_table.as_of_function</code>.
      */
     public void setAsOfFunction(String value) {
-        set(12, value);
+        set(11, value);
     }
 
     /**
      * Getter for <code>gnomon.tracked_table.as_of_function</code>.
      */
     public String getAsOfFunction() {
-        return (String) get(12);
+        return (String) get(11);
     }
 
     /**
      * Setter for <code>gnomon.tracked_table.track_xid</code>.
      */
     public void setTrackXid(Long value) {
-        set(13, value);
+        set(12, value);
     }
 
     /**
      * Getter for <code>gnomon.tracked_table.track_xid</code>.
      */
     public Long getTrackXid() {
-        return (Long) get(13);
+        return (Long) get(12);
     }
 
     /**
      * Setter for <code>gnomon.tracked_table.track_snapshot</code>.
      */
     public void setTrackSnapshot(String value) {
-        set(14, value);
+        set(13, value);
     }
 
     /**
      * Getter for <code>gnomon.tracked_table.track_snapshot</code>.
      */
     public String getTrackSnapshot() {
-        return (String) get(14);
+        return (String) get(13);
     }
 
     /**
      * Setter for <code>gnomon.tracked_table.tracked_at</code>.
      */
     public void setTrackedAt(OffsetDateTime value) {
-        set(15, value);
+        set(14, value);
     }
 
     /**
      * Getter for <code>gnomon.tracked_table.tracked_at</code>.
      */
     public OffsetDateTime getTrackedAt() {
-        return (OffsetDateTime) get(15);
+        return (OffsetDateTime) get(14);
     }
 
     // -------------------------------------------------------------------------
@@ -269,7 +255,7 @@ public class TrackedTableRecord extends UpdatableRecordImpl<TrackedTableRecord> 
     /**
      * Create a detached, initialised TrackedTableRecord
      */
-    public TrackedTableRecord(Integer tableId, Long relid, String schemaName, String tableName, String baseName, String[] keyColumns, JSONB columns, String historyTable, String checkpointTable, String sequenceName, String triggerFunction, String keyChangeFunction, String asOfFunction, Long trackXid, String trackSnapshot, OffsetDateTime trackedAt) {
+    public TrackedTableRecord(Integer tableId, Long relid, String schemaName, String tableName, String baseName, String[] keyColumns, JSONB columns, String historyTable, String checkpointTable, String triggerFunction, String keyChangeFunction, String asOfFunction, Long trackXid, String trackSnapshot, OffsetDateTime trackedAt) {
         super(TrackedTable.TRACKED_TABLE);
 
         setTableId(tableId);
@@ -281,7 +267,6 @@ public class TrackedTableRecord extends UpdatableRecordImpl<TrackedTableRecord> 
         setColumns(columns);
         setHistoryTable(historyTable);
         setCheckpointTable(checkpointTable);
-        setSequenceName(sequenceName);
         setTriggerFunction(triggerFunction);
         setKeyChangeFunction(keyChangeFunction);
         setAsOfFunction(asOfFunction);
