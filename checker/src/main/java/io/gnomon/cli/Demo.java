@@ -86,8 +86,8 @@ final class Demo {
     t.step("Create an ordinary table and track it");
     t.sql(c, "create table account (id integer primary key, owner text not null, balance numeric(10,2) not null);");
     t.sql(c, "insert into account values (1, 'alice', 100.00), (2, 'bob', 50.00), (3, 'carol', 75.00);");
-    t.say("gnomon.track() installs, for this table only, a history table, a statement-level trigger that copies "
-        + "each changed row's before-image into it, and the read function gnomon_t.account_as_of(). It does no "
+    t.say("gnomon.track() installs, for this table only, a history table, triggers that copy each changed row's "
+        + "before-image into it, and the read function gnomon_t.account_as_of(). It does no "
         + "per-row work, so it is as quick on a billion rows as on three, and the table itself is unchanged: your "
         + "queries and their plans stay the same.");
     t.sql(c, "select gnomon.track('public.account');");
@@ -123,6 +123,9 @@ final class Demo {
 
   private void readFromJava(Connection c, Gnomon gnomon, String beforeText) throws SQLException {
     t.step("The same read from Java: JDBC and jOOQ");
+    t.say("The Java API reads through the same generated function. A coordinate is a value (Coordinate.parse / "
+        + "toString); gnomon.asOf(coordinate) gives a plain JDBC statement with the coordinate bound as parameter 1, "
+        + "or a jOOQ table to use in any query.");
     Coordinate before = Coordinate.parse(beforeText);
     t.java("Coordinate before = Coordinate.parse(" + javaString(beforeText) + ");", List.of("before ==> " + before));
     String sql = gnomon.asOf(before).selectSql("public.account");

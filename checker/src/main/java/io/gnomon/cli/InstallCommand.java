@@ -79,7 +79,7 @@ final class InstallCommand implements Command {
     try {
       applied = Catalog.install(dataSource);
     } catch (RuntimeException e) {
-      err.println(Main.PROGRAM + " install: installing the catalog into " + where + " failed: " + rootMessage(e));
+      err.println(Main.PROGRAM + " install: the installation failed and was rolled back: " + rootMessage(e));
       if ("42501".equals(sqlState(e))) {
         err.println("Installing needs a superuser (the catalog creates event triggers): connect as one, e.g. --user"
             + " postgres, or ask your administrator to run this command.");

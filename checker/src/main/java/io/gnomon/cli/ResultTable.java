@@ -5,6 +5,7 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 
@@ -31,7 +32,7 @@ public record ResultTable(List<String> columns, List<Boolean> rightAligned, List
   public ResultTable {
     columns = List.copyOf(columns);
     rightAligned = List.copyOf(rightAligned);
-    rows = rows.stream().map(r -> java.util.Collections.unmodifiableList(new ArrayList<>(r))).toList();
+    rows = rows.stream().map(r -> Collections.unmodifiableList(new ArrayList<>(r))).toList();
   }
 
   /** Reads every row of a result set, in PostgreSQL's text form. */
