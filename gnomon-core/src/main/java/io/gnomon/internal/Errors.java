@@ -1,6 +1,10 @@
 package io.gnomon.internal;
 
+import io.gnomon.ConsumerExistsException;
+import io.gnomon.ConsumerExpiredException;
+import io.gnomon.ConsumerNotFoundException;
 import io.gnomon.CoordinateInFutureException;
+import io.gnomon.InvalidPositionException;
 import io.gnomon.CoordinateTooOldException;
 import io.gnomon.GnomonException;
 import io.gnomon.InvalidArgumentException;
@@ -44,6 +48,10 @@ public final class Errors {
                   case COORDINATE_TOO_OLD -> new CoordinateTooOldException(message, e);
                   case INVALID_ARGUMENT -> new InvalidArgumentException(message, e);
                   case CATALOG_VERSION_MISMATCH -> new GnomonException(message, state, e);
+                  case CONSUMER_NOT_FOUND -> new ConsumerNotFoundException(message, e);
+                  case CONSUMER_EXISTS -> new ConsumerExistsException(message, e);
+                  case CONSUMER_EXPIRED -> new ConsumerExpiredException(message, e);
+                  case INVALID_POSITION -> new InvalidPositionException(message, e);
                 })
         .orElseGet(() -> new GnomonException(doing + ": " + message + " [SQLSTATE " + state + "]", state, e));
   }

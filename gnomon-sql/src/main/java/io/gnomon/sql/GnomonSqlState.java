@@ -31,7 +31,15 @@ public enum GnomonSqlState {
   /** The installed catalog has another version than this library. */
   CATALOG_VERSION_MISMATCH("GN020", false),
   /** An argument to a Gnomon function is invalid. */
-  INVALID_ARGUMENT("GN021", false);
+  INVALID_ARGUMENT("GN021", false),
+  /** No change-feed consumer has that name. */
+  CONSUMER_NOT_FOUND("GN030", false),
+  /** A change-feed consumer with that name is already registered. */
+  CONSUMER_EXISTS("GN031", false),
+  /** The consumer fell behind further than its limit and was expired. */
+  CONSUMER_EXPIRED("GN032", false),
+  /** The feed position is malformed, belongs to no delivered page, or goes backwards. */
+  INVALID_POSITION("GN033", false);
 
   private final String sqlState;
   private final boolean retryable;

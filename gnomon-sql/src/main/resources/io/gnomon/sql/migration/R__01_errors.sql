@@ -11,6 +11,13 @@ insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
   ('GN011', 'COORDINATE_IN_FUTURE',     false, 'The coordinate or timestamp is later than what this transaction can see.'),
   ('GN012', 'COORDINATE_TOO_OLD',       false, 'The coordinate or timestamp is older than the history Gnomon keeps for the table.'),
   ('GN020', 'CATALOG_VERSION_MISMATCH', false, 'The installed Gnomon catalog has another version than this library.'),
-  ('GN021', 'INVALID_ARGUMENT',         false, 'An argument to a Gnomon function is invalid.')
+  ('GN021', 'INVALID_ARGUMENT',         false, 'An argument to a Gnomon function is invalid.'),
+  ('GN030', 'CONSUMER_NOT_FOUND',       false, 'No change-feed consumer has that name.'),
+  ('GN031', 'CONSUMER_EXISTS',          false, 'A change-feed consumer with that name is already registered.'),
+  ('GN032', 'CONSUMER_EXPIRED',         false, 'The consumer fell behind further than its limit and was expired.'),
+  ('GN033', 'INVALID_POSITION',         false, 'The feed position is malformed, belongs to no delivered page, or goes backwards.')
 on conflict (sqlstate) do update
   set name = excluded.name, retryable = excluded.retryable, meaning = excluded.meaning;
+-- codes removed from this file leave the registry too
+delete from gnomon.error_code where sqlstate not in ('GN001', 'GN002', 'GN003', 'GN004', 'GN005', 'GN006', 'GN007',
+  'GN010', 'GN011', 'GN012', 'GN020', 'GN021', 'GN030', 'GN031', 'GN032', 'GN033');

@@ -26,10 +26,23 @@ end $$;
 comment on function gnomon.parse_coordinate(text) is 'Parses a coordinate''s text form into a pg_snapshot (GN010 when malformed).';
 
 -- Records a tick: a coordinate with its wall-clock time. Run by the Java ticker, or by any scheduler.
+-- Ticks are serialised by an advisory lock taken before the snapshot, so tick ids and snapshots grow together:
+-- every transaction a tick sees, every later tick sees too (the change feed cuts its batches on that).
 create or replace function gnomon.tick() returns bigint
-language sql volatile security definer set search_path = pg_catalog, pg_temp as $$
-  insert into gnomon.tick (tick_at, snapshot) values (clock_timestamp(), pg_current_snapshot()) returning tick_id
-$$;
+language plpgsql volatile security definer set search_path = pg_catalog, pg_temp as $$
+declare
+  id bigint;
+begin
+  if current_setting('transaction_isolation') <> 'read committed' then
+    raise exception using errcode = 'GN021',
+      message = format('gnomon.tick() must run in READ COMMITTED, not %s', current_setting('transaction_isolation')),
+      hint = 'Call it in its own transaction, or in a READ COMMITTED one: its snapshot must be taken after its lock.';
+  end if;
+  perform pg_advisory_xact_lock(7386, 1);
+  -- a new statement, so a new snapshot, taken after the lock
+  insert into gnomon.tick (tick_at, snapshot) values (clock_timestamp(), pg_current_snapshot()) returning tick_id into id;
+  return id;
+end $$;
 comment on function gnomon.tick() is 'Records a tick (a coordinate and its wall-clock time) and returns its id. Call it every second from the Java ticker, cron or pg_cron.';
 
 -- The coordinate of the last tick at or before a timestamp.

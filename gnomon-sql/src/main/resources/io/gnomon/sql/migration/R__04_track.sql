@@ -179,6 +179,14 @@ begin
   execute format('drop function if exists gnomon_t.%I()', tt.key_change_function);
   execute format('drop function if exists gnomon_t.%I(text)', tt.as_of_function);
   execute format('drop function if exists gnomon_t.%I(timestamptz)', tt.as_of_function);
+  execute format('drop function if exists gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)',
+                 gnomon.object_name(tt.base_name, '_changes'));
+  if exists (select 1 from gnomon.consumer k where tt.table_id = any (k.table_ids)) then
+    raise exception using errcode = 'GN021',
+      message = format('table %s is followed by feed consumers: %s', tab,
+                       (select string_agg(quote_literal(k.consumer_name), ', ') from gnomon.consumer k where tt.table_id = any (k.table_ids))),
+      hint = 'Unregister them first (gnomon.feed_unregister), so none of them misses changes silently.';
+  end if;
   delete from gnomon.tracked_table where table_id = tt.table_id;
   if drop_history then
     execute format('drop table gnomon_t.%I', tt.history_table);

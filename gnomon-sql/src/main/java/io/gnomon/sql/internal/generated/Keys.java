@@ -5,10 +5,12 @@ package io.gnomon.sql.internal.generated;
 
 
 import io.gnomon.sql.internal.generated.tables.Checkpoint;
+import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
 import io.gnomon.sql.internal.generated.tables.Tick;
 import io.gnomon.sql.internal.generated.tables.TrackedTable;
 import io.gnomon.sql.internal.generated.tables.records.CheckpointRecord;
+import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.ErrorCodeRecord;
 import io.gnomon.sql.internal.generated.tables.records.TickRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
@@ -32,6 +34,7 @@ public class Keys {
     // -------------------------------------------------------------------------
 
     public static final UniqueKey<CheckpointRecord> CHECKPOINT_PKEY = Internal.createUniqueKey(Checkpoint.CHECKPOINT, DSL.name("checkpoint_pkey"), new TableField[] { Checkpoint.CHECKPOINT.CHECKPOINT_ID }, true);
+    public static final UniqueKey<ConsumerRecord> CONSUMER_PKEY = Internal.createUniqueKey(Consumer.CONSUMER, DSL.name("consumer_pkey"), new TableField[] { Consumer.CONSUMER.CONSUMER_NAME }, true);
     public static final UniqueKey<ErrorCodeRecord> ERROR_CODE_NAME_KEY = Internal.createUniqueKey(ErrorCode.ERROR_CODE, DSL.name("error_code_name_key"), new TableField[] { ErrorCode.ERROR_CODE.NAME }, true);
     public static final UniqueKey<ErrorCodeRecord> ERROR_CODE_PKEY = Internal.createUniqueKey(ErrorCode.ERROR_CODE, DSL.name("error_code_pkey"), new TableField[] { ErrorCode.ERROR_CODE.SQLSTATE }, true);
     public static final UniqueKey<TickRecord> TICK_PKEY = Internal.createUniqueKey(Tick.TICK, DSL.name("tick_pkey"), new TableField[] { Tick.TICK.TICK_ID }, true);

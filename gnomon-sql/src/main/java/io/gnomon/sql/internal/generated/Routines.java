@@ -6,15 +6,20 @@ package io.gnomon.sql.internal.generated;
 
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
 import io.gnomon.sql.internal.generated.routines.Checkpoint;
+import io.gnomon.sql.internal.generated.routines.ConsumerRow;
 import io.gnomon.sql.internal.generated.routines.Coordinate;
 import io.gnomon.sql.internal.generated.routines.CoordinateAt;
 import io.gnomon.sql.internal.generated.routines.DropCheckpoint;
 import io.gnomon.sql.internal.generated.routines.EnsurePartitions;
+import io.gnomon.sql.internal.generated.routines.FeedAck;
+import io.gnomon.sql.internal.generated.routines.FeedRegister;
+import io.gnomon.sql.internal.generated.routines.FeedUnregister;
 import io.gnomon.sql.internal.generated.routines.FollowTableChange;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
 import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.ObjectName;
 import io.gnomon.sql.internal.generated.routines.ParseCoordinate;
+import io.gnomon.sql.internal.generated.routines.ParsePosition;
 import io.gnomon.sql.internal.generated.routines.PartitionSpan;
 import io.gnomon.sql.internal.generated.routines.ResolveRead;
 import io.gnomon.sql.internal.generated.routines.TableColumns;
@@ -23,7 +28,10 @@ import io.gnomon.sql.internal.generated.routines.Track;
 import io.gnomon.sql.internal.generated.routines.Tracked;
 import io.gnomon.sql.internal.generated.routines.TypeHasEquality;
 import io.gnomon.sql.internal.generated.routines.Untrack;
+import io.gnomon.sql.internal.generated.tables.FeedRead;
 import io.gnomon.sql.internal.generated.tables.HistoryDefaultRows;
+import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
+import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
 import io.gnomon.sql.internal.generated.tables.records.HistoryDefaultRowsRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 
@@ -33,6 +41,7 @@ import org.jooq.Configuration;
 import org.jooq.Field;
 import org.jooq.JSONB;
 import org.jooq.Result;
+import org.jooq.types.YearToSecond;
 
 
 /**
@@ -96,6 +105,44 @@ public class Routines {
     ) {
         Checkpoint f = new Checkpoint();
         f.setTableName(tableName);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.consumer_row</code>
+     */
+    public static ConsumerRecord consumerRow(
+          Configuration configuration
+        , String consumerName
+    ) {
+        ConsumerRow f = new ConsumerRow();
+        f.setConsumerName(consumerName);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.consumer_row</code> as a field.
+     */
+    public static Field<ConsumerRecord> consumerRow(
+          String consumerName
+    ) {
+        ConsumerRow f = new ConsumerRow();
+        f.setConsumerName(consumerName);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.consumer_row</code> as a field.
+     */
+    public static Field<ConsumerRecord> consumerRow(
+          Field<String> consumerName
+    ) {
+        ConsumerRow f = new ConsumerRow();
+        f.setConsumerName(consumerName);
 
         return f.asField();
     }
@@ -208,6 +255,96 @@ public class Routines {
         f.setPTableId(pTableId);
 
         return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.feed_ack</code>
+     */
+    public static void feedAck(
+          Configuration configuration
+        , String consumerName
+        , String eventPosition
+    ) {
+        FeedAck p = new FeedAck();
+        p.setConsumerName(consumerName);
+        p.setEventPosition(eventPosition);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.feed_register</code>
+     */
+    public static String feedRegister(
+          Configuration configuration
+        , String consumerName
+        , String[] tables
+        , String start
+        , Boolean withImages
+        , YearToSecond maxLag
+    ) {
+        FeedRegister f = new FeedRegister();
+        f.setConsumerName(consumerName);
+        f.setTables(tables);
+        f.setStart(start);
+        f.setWithImages(withImages);
+        f.setMaxLag(maxLag);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.feed_register</code> as a field.
+     */
+    public static Field<String> feedRegister(
+          String consumerName
+        , String[] tables
+        , String start
+        , Boolean withImages
+        , YearToSecond maxLag
+    ) {
+        FeedRegister f = new FeedRegister();
+        f.setConsumerName(consumerName);
+        f.setTables(tables);
+        f.setStart(start);
+        f.setWithImages(withImages);
+        f.setMaxLag(maxLag);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.feed_register</code> as a field.
+     */
+    public static Field<String> feedRegister(
+          Field<String> consumerName
+        , Field<String[]> tables
+        , Field<String> start
+        , Field<Boolean> withImages
+        , Field<YearToSecond> maxLag
+    ) {
+        FeedRegister f = new FeedRegister();
+        f.setConsumerName(consumerName);
+        f.setTables(tables);
+        f.setStart(start);
+        f.setWithImages(withImages);
+        f.setMaxLag(maxLag);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.feed_unregister</code>
+     */
+    public static void feedUnregister(
+          Configuration configuration
+        , String consumerName
+    ) {
+        FeedUnregister p = new FeedUnregister();
+        p.setConsumerName(consumerName);
+
+        p.execute(configuration);
     }
 
     /**
@@ -337,6 +474,20 @@ public class Routines {
         f.setCoordinate(coordinate);
 
         return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.parse_position</code>
+     */
+    public static ParsePosition parsePosition(
+          Configuration configuration
+        , String pos
+    ) {
+        ParsePosition p = new ParsePosition();
+        p.setPos(pos);
+
+        p.execute(configuration);
+        return p;
     }
 
     /**
@@ -562,6 +713,46 @@ public class Routines {
         p.setDropHistory(dropHistory);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.feed_read</code>.
+     */
+    public static Result<FeedReadRecord> feedRead(
+          Configuration configuration
+        , String consumerName
+        , Integer maxEvents
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
+              consumerName
+            , maxEvents
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.feed_read</code> as a table.
+     */
+    public static FeedRead feedRead(
+          String consumerName
+        , Integer maxEvents
+    ) {
+        return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
+            consumerName,
+            maxEvents
+        );
+    }
+
+    /**
+     * Get <code>gnomon.feed_read</code> as a table.
+     */
+    public static FeedRead feedRead(
+          Field<String> consumerName
+        , Field<Integer> maxEvents
+    ) {
+        return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
+            consumerName,
+            maxEvents
+        );
     }
 
     /**

@@ -5,10 +5,13 @@ package io.gnomon.sql.internal.generated;
 
 
 import io.gnomon.sql.internal.generated.tables.Checkpoint;
+import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
+import io.gnomon.sql.internal.generated.tables.FeedRead;
 import io.gnomon.sql.internal.generated.tables.HistoryDefaultRows;
 import io.gnomon.sql.internal.generated.tables.Tick;
 import io.gnomon.sql.internal.generated.tables.TrackedTable;
+import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
 import io.gnomon.sql.internal.generated.tables.records.HistoryDefaultRowsRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 
@@ -29,9 +32,60 @@ public class Tables {
     public static final Checkpoint CHECKPOINT = Checkpoint.CHECKPOINT;
 
     /**
+     * Change-feed consumers and their acknowledged positions, written by
+     * gnomon.feed_* functions.
+     */
+    public static final Consumer CONSUMER = Consumer.CONSUMER;
+
+    /**
      * The table <code>gnomon.error_code</code>.
      */
     public static final ErrorCode ERROR_CODE = ErrorCode.ERROR_CODE;
+
+    /**
+     * consumer_name text, max_events integer DEFAULT 1000
+     */
+    public static final FeedRead FEED_READ = FeedRead.FEED_READ;
+
+    /**
+     * Call <code>gnomon.feed_read</code>.
+     */
+    public static Result<FeedReadRecord> FEED_READ(
+          Configuration configuration
+        , String consumerName
+        , Integer maxEvents
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
+              consumerName
+            , maxEvents
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.feed_read</code> as a table.
+     */
+    public static FeedRead FEED_READ(
+          String consumerName
+        , Integer maxEvents
+    ) {
+        return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
+            consumerName,
+            maxEvents
+        );
+    }
+
+    /**
+     * Get <code>gnomon.feed_read</code> as a table.
+     */
+    public static FeedRead FEED_READ(
+          Field<String> consumerName
+        , Field<Integer> maxEvents
+    ) {
+        return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
+            consumerName,
+            maxEvents
+        );
+    }
 
     /**
      * tt gnomon.tracked_table, lo bigint, hi bigint

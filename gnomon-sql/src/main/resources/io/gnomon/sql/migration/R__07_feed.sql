@@ -1,0 +1,204 @@
+-- The change feed: the versions of chosen tables in commit order, cut into batches by ticks, read in pages.
+--
+-- Batch i holds the versions whose transactions became visible between tick i-1 and tick i: visible in tick i's
+-- snapshot and not in tick i-1's. Ticks are serialised (gnomon.tick()), so every committed transaction falls into
+-- exactly one batch, whenever it took its xid, and a batch never changes once its tick exists. Inside a batch,
+-- transactions are ordered by their largest version key: a transaction that waited for another's row lock wrote
+-- after the other committed, so it orders after it; versions inside a transaction by version key.
+-- A position 'v1:tick:txn_key:vid' says: every batch up to tick is delivered, and of the next batch every version
+-- ordered at or before (txn_key, vid).
+
+create or replace function gnomon.parse_position(pos text, out tick_id bigint, out txn_key bigint, out vid bigint)
+language plpgsql immutable strict as $$
+declare
+  parts text[] := string_to_array(pos, ':');
+begin
+  if array_length(parts, 1) <> 4 or parts[1] <> 'v1' or parts[2] !~ '^\d{1,18}$' or parts[3] !~ '^\d{1,18}$'
+     or parts[4] !~ '^\d{1,18}$' then
+    raise exception using errcode = 'GN033', message = format('malformed feed position %L', left(pos, 100)),
+      hint = 'Pass back the position of an event returned by gnomon.feed_read() unchanged.';
+  end if;
+  tick_id := parts[2]::bigint; txn_key := parts[3]::bigint; vid := parts[4]::bigint;
+end $$;
+
+create or replace function gnomon.consumer_row(consumer_name text) returns gnomon.consumer
+language plpgsql stable as $$
+declare
+  c gnomon.consumer;
+begin
+  select * into c from gnomon.consumer k where k.consumer_name = consumer_row.consumer_name;
+  if not found then
+    raise exception using errcode = 'GN030', message = format('no feed consumer is named %L', consumer_name),
+      hint = 'Register it first: select gnomon.feed_register(''name'', array[''schema.table'']);';
+  end if;
+  if c.expired_at is not null then
+    raise exception using errcode = 'GN032',
+      message = format('feed consumer %L was expired at %s: %s', consumer_name, c.expired_at, c.expired_reason),
+      hint = 'Its position can no longer be served without a gap. Drop it (gnomon.feed_unregister) and register it again with a backfill.';
+  end if;
+  return c;
+end $$;
+
+-- Registers a consumer of the changes of some tables, from now or from a coordinate. Returns its start coordinate:
+-- a consistent backfill reads every table as of it (gnomon_t.<table>_as_of(coordinate)), then the feed, with no gap
+-- and no overlap.
+create or replace function gnomon.feed_register(consumer_name text, tables text[], start text default 'now',
+                                                with_images boolean default true, max_lag interval default null)
+returns text
+language plpgsql as $$
+declare
+  ids integer[];
+  snap pg_snapshot;
+  t0 bigint;
+begin
+  if consumer_name is null or length(consumer_name) not between 1 and 200 then
+    raise exception using errcode = 'GN021', message = 'a consumer name needs 1 to 200 characters';
+  end if;
+  if tables is null or cardinality(tables) = 0 then
+    raise exception using errcode = 'GN021', message = format('consumer %L names no table', consumer_name),
+      hint = 'Pass the tracked tables to follow: array[''public.orders'', ''public.customers''].';
+  end if;
+  select array_agg(distinct (gnomon.tracked(t)).table_id) into ids from unnest(tables) t;
+  if exists (select 1 from gnomon.consumer k where k.consumer_name = feed_register.consumer_name) then
+    raise exception using errcode = 'GN031', message = format('feed consumer %L is already registered', consumer_name),
+      hint = 'Use it as it is, or drop it first with gnomon.feed_unregister.';
+  end if;
+  snap := case when start is null or start = 'now' then pg_current_snapshot() else gnomon.parse_coordinate(start) end;
+  if pg_snapshot_xmax(snap) > pg_snapshot_xmax(pg_current_snapshot()) then
+    raise exception using errcode = 'GN011', message = format('start coordinate %s is in the future', start);
+  end if;
+  if exists (select 1 from gnomon.tracked_table t where t.table_id = any (ids) and not pg_visible_in_snapshot(t.track_xid, snap)) then
+    raise exception using errcode = 'GN012', message = format('start coordinate %s is older than the history of a table of consumer %L', start, consumer_name),
+      hint = 'Start at a coordinate captured after every table was tracked.';
+  end if;
+  -- the last tick that saw nothing the start coordinate did not see; batches after it are filtered by the start
+  select coalesce(max(k.tick_id), 0) into t0 from gnomon.tick k
+   where pg_snapshot_xmax(k.snapshot) <= pg_snapshot_xmax(snap)
+     and not exists (select 1 from pg_snapshot_xip(snap) x where pg_visible_in_snapshot(x, k.snapshot));
+  insert into gnomon.consumer (consumer_name, table_ids, with_images, tick_id, start_snapshot, max_lag)
+  values (consumer_name, ids, with_images, t0, snap, max_lag);
+  return 'v1:' || snap::text;
+end $$;
+comment on function gnomon.feed_register(text, text[], text, boolean, interval) is
+  'Registers a change-feed consumer of tracked tables, from now or from a coordinate; returns its start coordinate (read tables as of it for a backfill).';
+
+create or replace function gnomon.feed_unregister(consumer_name text) returns void
+language plpgsql as $$
+begin
+  delete from gnomon.consumer k where k.consumer_name = feed_unregister.consumer_name;
+  if not found then
+    raise exception using errcode = 'GN030', message = format('no feed consumer is named %L', consumer_name);
+  end if;
+end $$;
+comment on function gnomon.feed_unregister(text) is 'Drops a change-feed consumer and its position.';
+
+-- One page of events after the consumer's acknowledged position: whole transactions, at most max_events rows
+-- (a transaction larger than a page is split, and the next page resumes inside it). Each row carries the position
+-- to acknowledge once it is handled. A page that skipped only empty batches returns one 'h' (heartbeat) row.
+create or replace function gnomon.feed_read(consumer_name text, max_events integer default 1000)
+returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
+               table_name text, op text, key jsonb, before jsonb, after jsonb)
+language plpgsql as $$
+declare
+  c gnomon.consumer := gnomon.consumer_row(consumer_name);
+  latest bigint;
+  t bigint; tk bigint; v bigint;
+  prev pg_snapshot; cur pg_snapshot; cur_id bigint; cur_at timestamptz;
+  remaining integer;
+  q text;
+  n integer;
+  batch_left bigint;
+  emitted boolean := false;
+  lag interval;
+begin
+  if max_events is null or max_events < 1 or max_events > 1000000 then
+    raise exception using errcode = 'GN021', message = format('max_events must be between 1 and 1000000, got %s', max_events);
+  end if;
+  select max(k.tick_id) into latest from gnomon.tick k;
+  t := c.tick_id; tk := c.txn_key; v := c.vid;
+  -- a consumer further behind than its max_lag is expired: it gets an error, never a page with a gap
+  if c.max_lag is not null and t > 0 then
+    select (select max(k2.tick_at) from gnomon.tick k2) - k.tick_at into lag from gnomon.tick k where k.tick_id = t;
+    if lag > c.max_lag then
+      raise exception using errcode = 'GN032',
+        message = format('feed consumer %L is %s behind, more than its max_lag of %s, and is expired', consumer_name, lag, c.max_lag),
+        hint = 'Drop it (gnomon.feed_unregister) and register it again with a backfill, or raise its max_lag.';
+    end if;
+  end if;
+  remaining := max_events;
+  select string_agg(format(
+           'select %L::text as table_name, ch.* from gnomon_t.%I($1, $2, $3, $4) ch',
+           format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_changes')), ' union all ')
+    into q from gnomon.tracked_table tt where tt.table_id = any (c.table_ids);
+  if q is null then
+    raise exception using errcode = 'GN001', message = format('no table of consumer %L is tracked any more', consumer_name),
+      hint = 'Unregister the consumer.';
+  end if;
+  while remaining > 0 and t < coalesce(latest, 0) loop
+    prev := case when t = 0 then c.start_snapshot else (select k.snapshot from gnomon.tick k where k.tick_id = t) end;
+    if prev is null then
+      raise exception using errcode = 'GN032', message = format('tick %s of consumer %L is no longer retained', t, consumer_name);
+    end if;
+    select k.tick_id, k.snapshot, k.tick_at into cur_id, cur, cur_at from gnomon.tick k where k.tick_id > t order by k.tick_id limit 1;
+    -- the batch, ordered; each row knows where its transaction ends in the running count
+    return query execute format($q$
+      with b as (
+        select u.*, max(u.vid) over (partition by u.xid) as tkey
+          from (%s) u
+      ), o as (
+        select b.*, count(*) over (order by b.tkey range between unbounded preceding and current row) as upto_txn,
+               row_number() over (order by b.tkey, b.vid) as rn, count(*) over () as total
+          from b where (b.tkey, b.vid) > ($5, $6)
+      ), pick as (
+        select o.* from o
+         where o.upto_txn <= $7 or (o.rn <= $7 and not exists (select 1 from o f where f.upto_txn <= $7))
+      )
+      select case when p.rn = (select max(rn) from pick) and (select max(rn) from pick) = p.total
+                  then format('v1:%%s:0:0', $8) else format('v1:%%s:%%s:%%s', $9, p.tkey, p.vid) end,
+             $8, $10, p.xid, p.tkey, p.vid, p.table_name,
+             case p.op when 'I' then 'c' when 'U' then 'u' else 'd' end, p.key, p.before, p.after
+        from pick p order by p.tkey, p.vid$q$, q)
+      using prev, cur, c.start_snapshot, c.with_images, tk, v, remaining, cur_id, t, cur_at;
+    get diagnostics n = row_count;
+    if n > 0 then
+      emitted := true;
+    end if;
+    remaining := remaining - n;
+    -- did this page take the rest of the batch? Then the next one starts after it.
+    execute format('select count(*) from (select u.vid, max(u.vid) over (partition by u.xid) as tkey from (%s) u) b'
+                   ' where (b.tkey, b.vid) > ($5, $6)', q)
+      into batch_left using prev, cur, c.start_snapshot, false, tk, v;
+    if batch_left > n then
+      exit; -- page full inside this batch
+    end if;
+    t := cur_id; tk := 0; v := 0;
+  end loop;
+  if not emitted and t > c.tick_id then
+    -- only empty batches: a heartbeat row moves the position past them
+    return query select format('v1:%s:0:0', t), t, (select k.tick_at from gnomon.tick k where k.tick_id = t),
+                        null::xid8, null::bigint, null::bigint, null::text, 'h'::text, null::jsonb, null::jsonb, null::jsonb;
+  end if;
+end $$;
+comment on function gnomon.feed_read(text, integer) is
+  'A page of change events after the consumer''s acknowledged position; acknowledge with gnomon.feed_ack(name, event_position).';
+
+create or replace function gnomon.feed_ack(consumer_name text, event_position text) returns void
+language plpgsql as $$
+declare
+  c gnomon.consumer := gnomon.consumer_row(consumer_name);
+  p record := gnomon.parse_position(event_position);
+begin
+  if (p.tick_id, p.txn_key, p.vid) < (c.tick_id, c.txn_key, c.vid) then
+    raise exception using errcode = 'GN033',
+      message = format('position %s of consumer %L is before its acknowledged position v1:%s:%s:%s: positions never go backwards',
+                       event_position, consumer_name, c.tick_id, c.txn_key, c.vid),
+      hint = 'Acknowledge the position of the last event you handled, once.';
+  end if;
+  if p.tick_id > coalesce((select max(k.tick_id) from gnomon.tick k), 0) then
+    raise exception using errcode = 'GN033', message = format('position %s is after the last tick: no page delivered it', event_position);
+  end if;
+  update gnomon.consumer k set tick_id = p.tick_id, txn_key = p.txn_key, vid = p.vid, acked_at = clock_timestamp()
+   where k.consumer_name = feed_ack.consumer_name;
+end $$;
+comment on function gnomon.feed_ack(text, text) is
+  'Acknowledges every event up to a position; run it in the same transaction as your own writes for exactly-once.';
