@@ -150,15 +150,16 @@ begin
                row_number() over (order by b.tkey, b.vid) as rn, count(*) over () as total
           from b where (b.tkey, b.vid) > ($5, $6)
       ), pick as (
+        -- whole transactions that fit; a transaction larger than the page is split only when it opens the page
         select o.* from o
-         where o.upto_txn <= $7 or (o.rn <= $7 and not exists (select 1 from o f where f.upto_txn <= $7))
+         where o.upto_txn <= $7 or (not $11 and o.rn <= $7 and not exists (select 1 from o f where f.upto_txn <= $7))
       )
       select case when p.rn = (select max(rn) from pick) and (select max(rn) from pick) = p.total
                   then format('v1:%%s:0:0', $8) else format('v1:%%s:%%s:%%s', $9, p.tkey, p.vid) end,
              $8, $10, p.xid, p.tkey, p.vid, p.table_name,
              case p.op when 'I' then 'c' when 'U' then 'u' else 'd' end, p.key, p.before, p.after
         from pick p order by p.tkey, p.vid$q$, q)
-      using prev, cur, c.start_snapshot, c.with_images, tk, v, remaining, cur_id, t, cur_at;
+      using prev, cur, c.start_snapshot, c.with_images, tk, v, remaining, cur_id, t, cur_at, emitted;
     get diagnostics n = row_count;
     if n > 0 then
       emitted := true;
@@ -197,8 +198,16 @@ begin
   if p.tick_id > coalesce((select max(k.tick_id) from gnomon.tick k), 0) then
     raise exception using errcode = 'GN033', message = format('position %s is after the last tick: no page delivered it', event_position);
   end if;
+  -- the check again, atomically: a concurrent ack of a later position that committed since c was read must win
   update gnomon.consumer k set tick_id = p.tick_id, txn_key = p.txn_key, vid = p.vid, acked_at = clock_timestamp()
-   where k.consumer_name = feed_ack.consumer_name;
+   where k.consumer_name = feed_ack.consumer_name and (k.tick_id, k.txn_key, k.vid) <= (p.tick_id, p.txn_key, p.vid);
+  if not found then
+    c := gnomon.consumer_row(consumer_name);
+    raise exception using errcode = 'GN033',
+      message = format('position %s of consumer %L is before its acknowledged position v1:%s:%s:%s: positions never go backwards',
+                       event_position, consumer_name, c.tick_id, c.txn_key, c.vid),
+      hint = 'Another session acknowledged a later position concurrently; acknowledge each position once, from one session.';
+  end if;
 end $$;
 comment on function gnomon.feed_ack(text, text) is
   'Acknowledges every event up to a position; run it in the same transaction as your own writes for exactly-once.';
