@@ -10,18 +10,32 @@ comment on function gnomon.coordinate() is
 -- Parses the text form; raises GN010 on anything else.
 create or replace function gnomon.parse_coordinate(coordinate text) returns pg_snapshot
 language plpgsql immutable strict parallel safe as $$
+declare
+  parts text[];
+  xmin numeric; xmax numeric; prev numeric;
+  x text;
 begin
-  if left(coordinate, 3) <> 'v1:' then
+  if coordinate !~ '^v1:[0-9]{1,19}:[0-9]{1,19}:([0-9]{1,19}(,[0-9]{1,19})*)?$' then
     raise exception using errcode = 'GN010',
-      message = format('malformed coordinate %L: it must start with "v1:"', left(coordinate, 100)),
+      message = format('malformed coordinate %L: it must have the form v1:xmin:xmax:xip,...', left(coordinate, 100)),
       hint = 'Pass back a value returned by gnomon.coordinate() unchanged.';
   end if;
-  return substr(coordinate, 4)::pg_snapshot;
-exception
-  when invalid_text_representation then
+  parts := string_to_array(coordinate, ':');
+  xmin := parts[2]::numeric; xmax := parts[3]::numeric; prev := xmin - 1;
+  if xmin < 1 or xmax < xmin or xmax > 9223372036854775807 then
     raise exception using errcode = 'GN010',
-      message = format('malformed coordinate %L: %s', left(coordinate, 100), sqlerrm),
+      message = format('malformed coordinate %L: it needs 1 <= xmin <= xmax', left(coordinate, 100)),
       hint = 'Pass back a value returned by gnomon.coordinate() unchanged.';
+  end if;
+  foreach x in array coalesce(string_to_array(nullif(parts[4], ''), ','), '{}') loop
+    if x::numeric <= prev or x::numeric >= xmax then
+      raise exception using errcode = 'GN010',
+        message = format('malformed coordinate %L: in-progress transactions must ascend within [xmin, xmax)', left(coordinate, 100)),
+        hint = 'Pass back a value returned by gnomon.coordinate() unchanged.';
+    end if;
+    prev := x::numeric;
+  end loop;
+  return substr(coordinate, 4)::pg_snapshot;
 end $$;
 comment on function gnomon.parse_coordinate(text) is 'Parses a coordinate''s text form into a pg_snapshot (GN010 when malformed).';
 
@@ -68,45 +82,39 @@ begin
 end $$;
 comment on function gnomon.coordinate_at(timestamptz) is 'The coordinate of the last tick recorded at or before the timestamp (GN011 in the future, GN012 before the first tick).';
 
--- Checks a coordinate for a read of one tracked table and returns what the as-of functions need:
--- the snapshot, the xid below which every version is visible, and the checkpoint to start from, if any.
-create or replace function gnomon.resolve_read(coordinate text, table_id integer,
-    out snap pg_snapshot, out lo xid8, out cp bigint, out cp_snap pg_snapshot)
+-- The slow path of an as-of read's coordinate check, taken only when the fast one in the generated function fails
+-- (a coordinate older than the tracking, or so recent that transactions it saw may still be invisible here).
+-- Returns the snapshot when it is fine; raises GN021 (null), GN011 (future) or GN012 (too old).
+create or replace function gnomon.check_read(snap pg_snapshot, table_id integer) returns pg_snapshot
 language plpgsql stable as $$
 declare
   cur pg_snapshot := pg_current_snapshot();
   tt gnomon.tracked_table;
 begin
-  if coordinate is null then
+  if snap is null then
     raise exception using errcode = 'GN021', message = 'coordinate is null',
       hint = 'Pass a value returned by gnomon.coordinate() or gnomon.coordinate_at(timestamp).';
   end if;
-  snap := gnomon.parse_coordinate(coordinate);
-  -- From the future: C saw a transaction that this reader cannot see yet.
+  -- From the future: it saw a transaction that this reader cannot see yet.
   if pg_snapshot_xmax(snap) > pg_snapshot_xmax(cur)
      or exists (select 1 from pg_snapshot_xip(cur) x
                 where x < pg_snapshot_xmax(snap) and pg_visible_in_snapshot(x, snap)) then
     raise exception using errcode = 'GN011',
-      message = format('coordinate %s is in the future of this transaction', coordinate),
+      message = format('coordinate v1:%s is in the future of this transaction', snap),
       hint = 'Read as of a coordinate captured before this transaction''s snapshot; in REPEATABLE READ, start the transaction after capturing it.';
   end if;
-  select * into tt from gnomon.tracked_table t where t.table_id = resolve_read.table_id;
+  select * into tt from gnomon.tracked_table t where t.table_id = check_read.table_id;
   if not found then
     raise exception using errcode = 'GN001', message = format('table id %s is not tracked', table_id),
       hint = 'Track the table with gnomon.track(''schema.table'').';
   end if;
   if not pg_visible_in_snapshot(tt.track_xid, snap) then
     raise exception using errcode = 'GN012',
-      message = format('coordinate %s is older than the history of %I.%I', coordinate, tt.schema_name, tt.table_name),
+      message = format('coordinate v1:%s is older than the history of %I.%I', snap, tt.schema_name, tt.table_name),
       detail = format('The table was tracked at %s; Gnomon has no history before that.', tt.tracked_at),
       hint = 'Read as of a coordinate captured after the table was tracked.';
   end if;
-  lo := pg_snapshot_xmin(snap);
-  -- The earliest checkpoint that saw everything C saw: roll back from it instead of from the live table,
-  -- but only when it is older than the live table (there is one at all).
-  select c.checkpoint_id, c.snapshot into cp, cp_snap
-    from gnomon.checkpoint c
-   where c.table_id = resolve_read.table_id and c.snapshot_xmin >= pg_snapshot_xmax(snap)
-   order by c.snapshot_xmin limit 1;
+  return snap;
 end $$;
-comment on function gnomon.resolve_read(text, integer) is 'Internal: validates a coordinate for an as-of read of a tracked table.';
+comment on function gnomon.check_read(pg_snapshot, integer) is 'Internal: the full check of a coordinate for an as-of read (GN011, GN012).';
+drop function if exists gnomon.resolve_read(text, integer);

@@ -166,39 +166,7 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
                  format($b$begin perform set_config('gnomon.key_change_%s_' || pg_trigger_depth(), 'y', true); return null; end$b$,
                         tt.table_id));
 
-  -- Reads as of a coordinate. Inlined by the planner (LANGUAGE sql, STABLE, not strict), so a caller's
-  -- WHERE clause reaches the indexes. Three parts, exactly one of the first two runs:
-  --   live rows (or checkpoint rows) of keys with no version invisible at C,
-  --   and for keys changed since C, the image from before the first version C cannot see.
-  body := format($b$
-  with r as materialized (select * from gnomon.resolve_read(%1$s, %2$s))
-  select %3$s from %4$s l
-   where (select r.cp from r) is null
-     and not exists (select 1 from %5$s x where %6$s and x.g_xid >= (select r.lo from r)
-                      and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r)))
-  union all
-  select %7$s from %8$s c
-   where c.g_cp = (select r.cp from r)
-     and not exists (select 1 from %5$s x where %9$s and x.g_xid >= (select r.lo from r)
-                      and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r))
-                      and pg_visible_in_snapshot(x.g_xid, (select r.cp_snap from r)))
-  union all
-  select %10$s from (
-    select distinct on (%11$s) x.*
-      from %5$s x
-     where x.g_xid >= (select r.lo from r)
-       and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r))
-       and ((select r.cp from r) is null or pg_visible_in_snapshot(x.g_xid, (select r.cp_snap from r)))
-     order by %11$s, x.g_vid) h
-   where h.g_op <> 'I'
-$b$, '%COORD%', tt.table_id,
-     (select string_agg(format('l.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c),
-     tab, hist, h_key_eq_l, out_c, cpt, h_key_eq_c, out_h,
-     (select string_agg(format('x.%I', k), ', ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)));
-  execute format('create or replace function gnomon_t.%I(coordinate text) returns setof %s language sql stable as %L',
-                 tt.as_of_function, tab, replace(body, '%COORD%', 'coordinate'));
-  execute format('create or replace function gnomon_t.%I(at timestamptz) returns setof %s language sql stable as %L',
-                 tt.as_of_function, tab, replace(body, '%COORD%', 'gnomon.coordinate_at(at)'));
+  perform gnomon.install_as_of(p_table_id);
   -- The change feed's source: the versions whose transactions became visible between two snapshots (and not at
   -- the consumer's start), with their key and, when asked, the row before (the version's image) and after (the
   -- next version's image, or the live row when it is the last).
@@ -220,6 +188,103 @@ $b$, '%COORD%', tt.table_id,
      (select string_agg(format('n.%1$I = h.%1$I', k), ' and ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)),
      tab,
      (select string_agg(format('l.%1$I = h.%1$I', k), ' and ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)));
+end $$;
+
+
+-- (Re)creates the as-of functions of a tracked table. Called by install_objects, and by gnomon.checkpoint() and
+-- gnomon.drop_checkpoint(), because the table's checkpoints are written into the functions as constants: a table
+-- without checkpoints reads with two plan branches and no catalog lookup at all.
+create or replace function gnomon.install_as_of(p_table_id integer) returns void
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  tab text; hist text; cpt text;
+  live_cols text; hist_cols text; cp_cols text; keys_x text; x_eq_l text; x_eq_c text;
+  cps record;
+  cp_case text := ''; cp_snap_case text := '';
+  resolve text; body text;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  tab  := format('%I.%I', tt.schema_name, tt.table_name);
+  hist := format('gnomon_t.%I', tt.history_table);
+  cpt  := format('gnomon_t.%I', tt.checkpoint_table);
+  select string_agg(format('l.%I', c->>'name'), ', ' order by (c->>'attnum')::int),
+         string_agg(case when c->>'type' = c->>'storetype' then format('h.%I', c->>'name')
+                         else format('h.%I::%s', c->>'name', c->>'type') end, ', ' order by (c->>'attnum')::int),
+         string_agg(case when c->>'type' = c->>'storetype' then format('c.%I', c->>'name')
+                         else format('c.%I::%s', c->>'name', c->>'type') end, ', ' order by (c->>'attnum')::int)
+    into live_cols, hist_cols, cp_cols from jsonb_array_elements(tt.columns) c;
+  select string_agg(format('x.%I', k), ', ' order by o),
+         string_agg(format('x.%1$I = l.%1$I', k), ' and ' order by o),
+         string_agg(format('x.%1$I = c.%1$I', k), ' and ' order by o)
+    into keys_x, x_eq_l, x_eq_c from unnest(tt.key_columns) with ordinality u(k, o);
+
+  -- The coordinate, checked without a function call when it is well formed, later than the tracking and older
+  -- than every transaction running now; anything else goes through gnomon.check_read(), which raises the error.
+  resolve := format($r$
+  with r as materialized (
+    select v.snap, pg_snapshot_xmin(v.snap) as lo %3$s
+      from (select case when p.ok then p.snap else gnomon.check_read(p.snap, %1$s) end as snap
+              from (select q.snap, pg_visible_in_snapshot(%2$L::xid8, q.snap)
+                                   and pg_snapshot_xmax(q.snap) <= pg_snapshot_xmin(pg_current_snapshot()) as ok
+                      from (select case when %%COORD%% ~ '^v1:[0-9]{1,19}:[0-9]{1,19}:([0-9]{1,19}(,[0-9]{1,19})*)?$'
+                                        then substr(%%COORD%%, 4)::pg_snapshot
+                                        else gnomon.parse_coordinate(%%COORD%%) end as snap) q) p) v)$r$,
+    tt.table_id, tt.track_xid::text, '%CP%');
+
+  -- checkpoints, earliest first: a read rolls back from the first one that saw everything the coordinate saw
+  for cps in select c.checkpoint_id, c.snapshot_xmin, c.snapshot from gnomon.checkpoint c
+              where c.table_id = p_table_id order by c.snapshot_xmin, c.checkpoint_id loop
+    cp_case := cp_case || format(' when pg_snapshot_xmax(v.snap) <= %L::xid8 then %s', cps.snapshot_xmin::text, cps.checkpoint_id);
+    cp_snap_case := cp_snap_case || format(' when pg_snapshot_xmax(v.snap) <= %L::xid8 then %L::pg_snapshot', cps.snapshot_xmin::text, cps.snapshot::text);
+  end loop;
+
+  if cp_case = '' then
+    -- live rows of keys with no version the coordinate cannot see, and for the other keys the image from before
+    -- the first version it cannot see (none when that version is the key's insert)
+    -- (the first condition has no column: a one-time filter that checks the coordinate even on an empty table)
+    body := replace(resolve, '%CP%', '') || format($b$
+  select %1$s from %2$s l
+   where (select r.lo from r) is not null
+     and not exists (select 1 from %3$s x where %4$s and x.g_xid >= (select r.lo from r)
+                      and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r)))
+  union all
+  select %5$s from (
+    select distinct on (%6$s) x.*
+      from %3$s x
+     where x.g_xid >= (select r.lo from r)
+       and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r))
+     order by %6$s, x.g_vid) h
+   where h.g_op <> 'I'
+$b$, live_cols, tab, hist, x_eq_l, hist_cols, keys_x);
+  else
+    -- the same, rolling back from a checkpoint instead of the live table when the coordinate is older than one
+    body := replace(resolve, '%CP%', format(', case %s end as cp, case %s end as cp_snap', cp_case, cp_snap_case)) || format($b$
+  select %1$s from %2$s l
+   where (select r.cp from r) is null
+     and not exists (select 1 from %3$s x where %4$s and x.g_xid >= (select r.lo from r)
+                      and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r)))
+  union all
+  select %7$s from %8$s c
+   where c.g_cp = (select r.cp from r)
+     and not exists (select 1 from %3$s x where %9$s and x.g_xid >= (select r.lo from r)
+                      and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r))
+                      and pg_visible_in_snapshot(x.g_xid, (select r.cp_snap from r)))
+  union all
+  select %5$s from (
+    select distinct on (%6$s) x.*
+      from %3$s x
+     where x.g_xid >= (select r.lo from r)
+       and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r))
+       and ((select r.cp from r) is null or pg_visible_in_snapshot(x.g_xid, (select r.cp_snap from r)))
+     order by %6$s, x.g_vid) h
+   where h.g_op <> 'I'
+$b$, live_cols, tab, hist, x_eq_l, hist_cols, keys_x, cp_cols, cpt, x_eq_c);
+  end if;
+  execute format('create or replace function gnomon_t.%I(coordinate text) returns setof %s language sql stable as %L',
+                 tt.as_of_function, tab, replace(body, '%COORD%', 'coordinate'));
+  execute format('create or replace function gnomon_t.%I(at timestamptz) returns setof %s language sql stable as %L',
+                 tt.as_of_function, tab, replace(body, '%COORD%', '(gnomon.coordinate_at(at))'));
   execute format('comment on function gnomon_t.%I(text) is %L', tt.as_of_function,
                  format('Rows of %s as of a coordinate (from gnomon.coordinate()). Generated by gnomon.track().', tab));
   execute format('comment on function gnomon_t.%I(timestamptz) is %L', tt.as_of_function,

@@ -1,48 +1,66 @@
 -- Tracking and untracking tables.
 
--- History is range-partitioned on the writing transaction's xid, so old history can be detached and dropped by range.
--- Each partition spans this many xids.
-create or replace function gnomon.partition_span() returns bigint language sql immutable as 'select 67108864::bigint';
-
-create or replace function gnomon.history_default_rows(tt gnomon.tracked_table, lo bigint, hi bigint) returns setof integer
-language plpgsql stable as $$
+-- History is range-partitioned on the writing transaction's xid, so old history can be detached and dropped by
+-- range. A table starts with one partition covering every xid, and the open partition always reaches MAXVALUE: no
+-- default partition and no empty partition ahead, since each partition that can hold versions newer than a
+-- coordinate adds a branch to every as-of read's plan (a read through two partitions cost three times a read
+-- through one), and no write can ever find no partition.
+-- Closes the open history partition of a table at a future xid (now + margin) and opens a new one from there.
+-- The close is checked by a constraint validated without blocking writers; only the detach and attach at the end
+-- take a short exclusive lock. Returns the new partition's name.
+create or replace function gnomon.roll_history(table_name text, margin bigint default 16777216) returns name
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table := gnomon.tracked(table_name);
+  parent regclass := format('gnomon_t.%I', tt.history_table)::regclass;
+  open_part name; bound text; lo text; hi bigint; cname name; newname name;
 begin
-  return query execute format('select 1 from gnomon_t.%I where g_xid >= %L::xid8 and g_xid < %L::xid8 limit 1',
-                              gnomon.object_name(tt.history_table, '_default'), lo::text, hi::text);
+  if margin is null or margin < 1000 then
+    raise exception using errcode = 'GN021', message = format('margin must be at least 1000 xids, got %s', margin),
+      hint = 'The margin must outlast the transactions that start while the old partition is checked.';
+  end if;
+  select c.relname, pg_get_expr(c.relpartbound, c.oid) into open_part, bound
+    from pg_inherits i join pg_class c on c.oid = i.inhrelid
+   where i.inhparent = parent and pg_get_expr(c.relpartbound, c.oid) like '%TO (MAXVALUE)';
+  lo := substring(bound from 'FROM \((.*)\) TO');
+  hi := pg_snapshot_xmax(pg_current_snapshot())::text::bigint + margin;
+  cname := gnomon.object_name(open_part, '_before');
+  execute format('alter table gnomon_t.%I add constraint %I check (g_xid < %L::xid8) not valid', open_part, cname, hi::text);
+  execute format('alter table gnomon_t.%I validate constraint %I', open_part, cname);
+  execute format('alter table %s detach partition gnomon_t.%I', parent, open_part);
+  execute format('alter table %s attach partition gnomon_t.%I for values from (%s) to (%L)', parent, open_part, lo, hi::text);
+  newname := gnomon.object_name(tt.history_table, '_' || (select count(*) from pg_inherits i where i.inhparent = parent));
+  execute format('create table gnomon_t.%I partition of %s for values from (%L) to (maxvalue)', newname, parent, hi::text);
+  return newname;
 end $$;
+comment on function gnomon.roll_history(text, bigint) is
+  'Closes a table''s open history partition at a future xid and opens a new one, so history can later be detached by range.';
 
--- Makes sure the history of a tracked table has a partition for the current xid and the next range.
-create or replace function gnomon.ensure_partitions(p_table_id integer) returns integer
+-- Routine upkeep, run every minute by the Java ticker (or any scheduler): rolls each history whose open partition
+-- holds more than gnomon.history_partition_rows rows (a setting, 10,000,000 by default). Returns how many rolled.
+create or replace function gnomon.maintain() returns integer
 language plpgsql as $$
 declare
   tt gnomon.tracked_table;
-  span bigint := gnomon.partition_span();
-  cur bigint := pg_snapshot_xmax(pg_current_snapshot())::text::bigint;
-  lo bigint;
-  made integer := 0;
-  pname name;
+  limit_rows real := coalesce(nullif(current_setting('gnomon.history_partition_rows', true), '')::real, 1e7);
+  rolled integer := 0;
 begin
-  select * into tt from gnomon.tracked_table where table_id = p_table_id;
-  for lo in select generate_series((cur / span) * span, (cur / span + 1) * span, span) loop
-    pname := gnomon.object_name(tt.history_table, '_' || (lo / span)::text);
-    -- rows already caught by the default partition keep the range there (still correct, only not prunable)
-    if to_regclass(format('gnomon_t.%I', pname)) is null
-       and not exists (select 1 from gnomon.history_default_rows(tt, lo, lo + span)) then
-      execute format('create table gnomon_t.%I partition of gnomon_t.%I for values from (%L) to (%L)',
-                     pname, tt.history_table, lo::text, (lo + span)::text);
-      made := made + 1;
+  for tt in select * from gnomon.tracked_table order by table_id loop
+    if exists (select 1 from pg_inherits i join pg_class c on c.oid = i.inhrelid
+                where i.inhparent = format('gnomon_t.%I', tt.history_table)::regclass
+                  and pg_get_expr(c.relpartbound, c.oid) like '%TO (MAXVALUE)'
+                  and greatest(c.reltuples, 0) > limit_rows) then
+      perform gnomon.roll_history(format('%I.%I', tt.schema_name, tt.table_name));
+      rolled := rolled + 1;
     end if;
   end loop;
-  return made;
+  return rolled;
 end $$;
-comment on function gnomon.ensure_partitions(integer) is 'Creates the history partitions a tracked table needs for the current and next xid range.';
-
--- Routine upkeep: partitions ahead of the xid for every tracked table. Called by the Java ticker once a minute.
-create or replace function gnomon.maintain() returns integer
-language sql as $$
-  select coalesce(sum(gnomon.ensure_partitions(table_id)), 0)::integer from gnomon.tracked_table
-$$;
-comment on function gnomon.maintain() is 'Routine upkeep (history partitions ahead of the current xid). Run it every minute; the Java ticker does.';
+comment on function gnomon.maintain() is
+  'Routine upkeep; run it every minute (the Java ticker does): rolls history partitions past gnomon.history_partition_rows rows.';
+drop function if exists gnomon.ensure_partitions(integer);
+drop function if exists gnomon.history_default_rows(gnomon.tracked_table, bigint, bigint);
+drop function if exists gnomon.partition_span();
 
 create or replace function gnomon.track(table_name text) returns integer
 language plpgsql as $$
@@ -127,10 +145,8 @@ begin
                  (select string_agg(format('%I', k), ', ') from unnest(keys) k));
   -- a BRIN index on the xid finds what changed since a coordinate at almost no write cost
   execute format('create index on gnomon_t.%I using brin (g_xid gnomon.xid8_minmax_ops) with (pages_per_range = 16, autosummarize = on)', tt.history_table);
-  -- the default partition is a safety net: a write never fails for want of a partition
-  execute format('create table gnomon_t.%I partition of gnomon_t.%I default',
-                 gnomon.object_name(tt.history_table, '_default'), tt.history_table);
-  perform gnomon.ensure_partitions(tid);
+  execute format('create table gnomon_t.%I partition of gnomon_t.%I for values from (minvalue) to (maxvalue)',
+                 gnomon.object_name(tt.history_table, '_0'), tt.history_table);
   execute format('create table gnomon_t.%I (g_cp bigint not null, %s, primary key (g_cp, %s))',
                  tt.checkpoint_table, hcols, (select string_agg(format('%I', k), ', ') from unnest(keys) k));
 

@@ -20,6 +20,7 @@ begin
     (select string_agg(format('t.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c),
     tt.schema_name, tt.table_name) into id, n;
   update gnomon.checkpoint set row_count = n where checkpoint_id = id;
+  perform gnomon.install_as_of(tt.table_id); -- the as-of functions know their checkpoints
   return id;
 end $$;
 comment on function gnomon.checkpoint(text) is
@@ -37,5 +38,6 @@ begin
   end if;
   execute format('delete from gnomon_t.%I where g_cp = $1', tt.checkpoint_table) using checkpoint_id;
   delete from gnomon.checkpoint c where c.checkpoint_id = drop_checkpoint.checkpoint_id;
+  perform gnomon.install_as_of(tt.table_id);
 end $$;
 comment on function gnomon.drop_checkpoint(bigint) is 'Drops a checkpoint and its rows.';

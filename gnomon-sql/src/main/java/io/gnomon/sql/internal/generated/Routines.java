@@ -5,23 +5,23 @@ package io.gnomon.sql.internal.generated;
 
 
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
+import io.gnomon.sql.internal.generated.routines.CheckRead;
 import io.gnomon.sql.internal.generated.routines.Checkpoint;
 import io.gnomon.sql.internal.generated.routines.ConsumerRow;
 import io.gnomon.sql.internal.generated.routines.Coordinate;
 import io.gnomon.sql.internal.generated.routines.CoordinateAt;
 import io.gnomon.sql.internal.generated.routines.DropCheckpoint;
-import io.gnomon.sql.internal.generated.routines.EnsurePartitions;
 import io.gnomon.sql.internal.generated.routines.FeedAck;
 import io.gnomon.sql.internal.generated.routines.FeedRegister;
 import io.gnomon.sql.internal.generated.routines.FeedUnregister;
 import io.gnomon.sql.internal.generated.routines.FollowTableChange;
+import io.gnomon.sql.internal.generated.routines.InstallAsOf;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
 import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.ObjectName;
 import io.gnomon.sql.internal.generated.routines.ParseCoordinate;
 import io.gnomon.sql.internal.generated.routines.ParsePosition;
-import io.gnomon.sql.internal.generated.routines.PartitionSpan;
-import io.gnomon.sql.internal.generated.routines.ResolveRead;
+import io.gnomon.sql.internal.generated.routines.RollHistory;
 import io.gnomon.sql.internal.generated.routines.TableColumns;
 import io.gnomon.sql.internal.generated.routines.Tick;
 import io.gnomon.sql.internal.generated.routines.Track;
@@ -29,10 +29,8 @@ import io.gnomon.sql.internal.generated.routines.Tracked;
 import io.gnomon.sql.internal.generated.routines.TypeHasEquality;
 import io.gnomon.sql.internal.generated.routines.Untrack;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
-import io.gnomon.sql.internal.generated.tables.HistoryDefaultRows;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
-import io.gnomon.sql.internal.generated.tables.records.HistoryDefaultRowsRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 
 import java.time.OffsetDateTime;
@@ -67,6 +65,50 @@ public class Routines {
      */
     public static Field<Integer> catalogVersion() {
         CatalogVersion f = new CatalogVersion();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.check_read</code>
+     */
+    public static String checkRead(
+          Configuration configuration
+        , String snap
+        , Integer tableId
+    ) {
+        CheckRead f = new CheckRead();
+        f.setSnap(snap);
+        f.setTableId(tableId);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.check_read</code> as a field.
+     */
+    public static Field<String> checkRead(
+          String snap
+        , Integer tableId
+    ) {
+        CheckRead f = new CheckRead();
+        f.setSnap(snap);
+        f.setTableId(tableId);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.check_read</code> as a field.
+     */
+    public static Field<String> checkRead(
+          Field<String> snap
+        , Field<Integer> tableId
+    ) {
+        CheckRead f = new CheckRead();
+        f.setSnap(snap);
+        f.setTableId(tableId);
 
         return f.asField();
     }
@@ -220,44 +262,6 @@ public class Routines {
     }
 
     /**
-     * Call <code>gnomon.ensure_partitions</code>
-     */
-    public static Integer ensurePartitions(
-          Configuration configuration
-        , Integer pTableId
-    ) {
-        EnsurePartitions f = new EnsurePartitions();
-        f.setPTableId(pTableId);
-
-        f.execute(configuration);
-        return f.getReturnValue();
-    }
-
-    /**
-     * Get <code>gnomon.ensure_partitions</code> as a field.
-     */
-    public static Field<Integer> ensurePartitions(
-          Integer pTableId
-    ) {
-        EnsurePartitions f = new EnsurePartitions();
-        f.setPTableId(pTableId);
-
-        return f.asField();
-    }
-
-    /**
-     * Get <code>gnomon.ensure_partitions</code> as a field.
-     */
-    public static Field<Integer> ensurePartitions(
-          Field<Integer> pTableId
-    ) {
-        EnsurePartitions f = new EnsurePartitions();
-        f.setPTableId(pTableId);
-
-        return f.asField();
-    }
-
-    /**
      * Call <code>gnomon.feed_ack</code>
      */
     public static void feedAck(
@@ -355,6 +359,19 @@ public class Routines {
         , Integer pTableId
     ) {
         FollowTableChange p = new FollowTableChange();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.install_as_of</code>
+     */
+    public static void installAsOf(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        InstallAsOf p = new InstallAsOf();
         p.setPTableId(pTableId);
 
         p.execute(configuration);
@@ -491,40 +508,47 @@ public class Routines {
     }
 
     /**
-     * Call <code>gnomon.partition_span</code>
+     * Call <code>gnomon.roll_history</code>
      */
-    public static Long partitionSpan(
+    public static String rollHistory(
           Configuration configuration
+        , String tableName
+        , Long margin
     ) {
-        PartitionSpan f = new PartitionSpan();
+        RollHistory f = new RollHistory();
+        f.setTableName(tableName);
+        f.setMargin(margin);
 
         f.execute(configuration);
         return f.getReturnValue();
     }
 
     /**
-     * Get <code>gnomon.partition_span</code> as a field.
+     * Get <code>gnomon.roll_history</code> as a field.
      */
-    public static Field<Long> partitionSpan() {
-        PartitionSpan f = new PartitionSpan();
+    public static Field<String> rollHistory(
+          String tableName
+        , Long margin
+    ) {
+        RollHistory f = new RollHistory();
+        f.setTableName(tableName);
+        f.setMargin(margin);
 
         return f.asField();
     }
 
     /**
-     * Call <code>gnomon.resolve_read</code>
+     * Get <code>gnomon.roll_history</code> as a field.
      */
-    public static ResolveRead resolveRead(
-          Configuration configuration
-        , String coordinate
-        , Integer tableId
+    public static Field<String> rollHistory(
+          Field<String> tableName
+        , Field<Long> margin
     ) {
-        ResolveRead p = new ResolveRead();
-        p.setCoordinate(coordinate);
-        p.setTableId(tableId);
+        RollHistory f = new RollHistory();
+        f.setTableName(tableName);
+        f.setMargin(margin);
 
-        p.execute(configuration);
-        return p;
+        return f.asField();
     }
 
     /**
@@ -752,52 +776,6 @@ public class Routines {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
             maxEvents
-        );
-    }
-
-    /**
-     * Call <code>gnomon.history_default_rows</code>.
-     */
-    public static Result<HistoryDefaultRowsRecord> historyDefaultRows(
-          Configuration configuration
-        , TrackedTableRecord tt
-        , Long lo
-        , Long hi
-    ) {
-        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.HistoryDefaultRows.HISTORY_DEFAULT_ROWS.call(
-              tt
-            , lo
-            , hi
-        )).fetch();
-    }
-
-    /**
-     * Get <code>gnomon.history_default_rows</code> as a table.
-     */
-    public static HistoryDefaultRows historyDefaultRows(
-          TrackedTableRecord tt
-        , Long lo
-        , Long hi
-    ) {
-        return io.gnomon.sql.internal.generated.tables.HistoryDefaultRows.HISTORY_DEFAULT_ROWS.call(
-            tt,
-            lo,
-            hi
-        );
-    }
-
-    /**
-     * Get <code>gnomon.history_default_rows</code> as a table.
-     */
-    public static HistoryDefaultRows historyDefaultRows(
-          Field<TrackedTableRecord> tt
-        , Field<Long> lo
-        , Field<Long> hi
-    ) {
-        return io.gnomon.sql.internal.generated.tables.HistoryDefaultRows.HISTORY_DEFAULT_ROWS.call(
-            tt,
-            lo,
-            hi
         );
     }
 }

@@ -8,12 +8,9 @@ import io.gnomon.sql.internal.generated.tables.Checkpoint;
 import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
-import io.gnomon.sql.internal.generated.tables.HistoryDefaultRows;
 import io.gnomon.sql.internal.generated.tables.Tick;
 import io.gnomon.sql.internal.generated.tables.TrackedTable;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
-import io.gnomon.sql.internal.generated.tables.records.HistoryDefaultRowsRecord;
-import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 
 import org.jooq.Configuration;
 import org.jooq.Field;
@@ -84,57 +81,6 @@ public class Tables {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
             maxEvents
-        );
-    }
-
-    /**
-     * tt gnomon.tracked_table, lo bigint, hi bigint
-     */
-    public static final HistoryDefaultRows HISTORY_DEFAULT_ROWS = HistoryDefaultRows.HISTORY_DEFAULT_ROWS;
-
-    /**
-     * Call <code>gnomon.history_default_rows</code>.
-     */
-    public static Result<HistoryDefaultRowsRecord> HISTORY_DEFAULT_ROWS(
-          Configuration configuration
-        , TrackedTableRecord tt
-        , Long lo
-        , Long hi
-    ) {
-        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.HistoryDefaultRows.HISTORY_DEFAULT_ROWS.call(
-              tt
-            , lo
-            , hi
-        )).fetch();
-    }
-
-    /**
-     * Get <code>gnomon.history_default_rows</code> as a table.
-     */
-    public static HistoryDefaultRows HISTORY_DEFAULT_ROWS(
-          TrackedTableRecord tt
-        , Long lo
-        , Long hi
-    ) {
-        return io.gnomon.sql.internal.generated.tables.HistoryDefaultRows.HISTORY_DEFAULT_ROWS.call(
-            tt,
-            lo,
-            hi
-        );
-    }
-
-    /**
-     * Get <code>gnomon.history_default_rows</code> as a table.
-     */
-    public static HistoryDefaultRows HISTORY_DEFAULT_ROWS(
-          Field<TrackedTableRecord> tt
-        , Field<Long> lo
-        , Field<Long> hi
-    ) {
-        return io.gnomon.sql.internal.generated.tables.HistoryDefaultRows.HISTORY_DEFAULT_ROWS.call(
-            tt,
-            lo,
-            hi
         );
     }
 

@@ -1,0 +1,62 @@
+package io.gnomon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+
+/** History partitions: rolling the open partition keeps every read exact and sends new versions to the new one. */
+class HistoryPartitionsIT extends GnomonIT {
+
+  private void burnXids(int n) throws Exception {
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      for (int i = 0; i < n; i++) {
+        st.execute("select pg_current_xact_id()");
+      }
+    }
+  }
+
+  @Test
+  void rollingTheOpenPartitionKeepsReadsExact() throws Exception {
+    sql("create table ph (id int primary key, v int)");
+    gnomon().track("ph");
+    sql("insert into ph select g, 0 from generate_series(1, 100) g");
+    String c1 = coordinate();
+    sql("update ph set v = 1 where id <= 10");
+    assertEquals("ph_h_1", one("select gnomon.roll_history('ph', 1000)"));
+    String c2 = coordinate();
+    sql("update ph set v = 2 where id <= 5"); // still below the boundary: the old partition takes it
+    burnXids(1100);
+    String c3 = coordinate();
+    sql("update ph set v = 3 where id <= 3"); // past the boundary: the new partition
+    assertEquals("3", one("select count(*) from gnomon_t.ph_h_1"));
+    assertEquals("0:100", one("select sum(v) || ':' || count(*) from gnomon_t.ph_as_of('" + c1 + "')"));
+    assertEquals("10:100", one("select sum(v) || ':' || count(*) from gnomon_t.ph_as_of('" + c2 + "')"));
+    assertEquals("15:100", one("select sum(v) || ':' || count(*) from gnomon_t.ph_as_of('" + c3 + "')"));
+    assertEquals("18:100", one("select sum(v) || ':' || count(*) from gnomon_t.ph_as_of(gnomon.coordinate())"));
+    assertEquals("2", one("select count(*) from pg_inherits where inhparent = 'gnomon_t.ph_h'::regclass"));
+    assertThrows(InvalidArgumentException.class, () -> sqlTranslated("select gnomon.roll_history('ph', 10)"));
+  }
+
+  @Test
+  void maintainRollsPartitionsPastTheirRowLimit() throws Exception {
+    sql("create table pm (id int primary key, v int)", "create table pq (id int primary key, v int)");
+    gnomon().track("pm");
+    gnomon().track("pq");
+    sql("insert into pm select g, 0 from generate_series(1, 500) g", "insert into pq values (1, 1)",
+        "analyze gnomon_t.pm_h_0", "analyze gnomon_t.pq_h_0");
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("set gnomon.history_partition_rows = 100");
+      var rs = st.executeQuery("select gnomon.maintain()");
+      rs.next();
+      assertEquals(1, rs.getInt(1), "only the history past 100 rows rolls");
+    }
+    assertEquals("2", one("select count(*) from pg_inherits where inhparent = 'gnomon_t.pm_h'::regclass"));
+    assertEquals("1", one("select count(*) from pg_inherits where inhparent = 'gnomon_t.pq_h'::regclass"));
+    assertEquals("0", one("select gnomon.maintain()"), "at the default limit nothing rolls");
+  }
+}
