@@ -1,0 +1,141 @@
+package io.gnomon.feed.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import io.gnomon.feed.ChangeEvent;
+import io.gnomon.feed.FeedPage;
+import io.gnomon.feed.FeedPosition;
+import io.gnomon.feed.Operation;
+import io.gnomon.internal.Jdbc;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reads pages with {@code gnomon.feed_read} and turns its rows into {@link ChangeEvent}s: JSON parsed with the
+ * caller's {@link ObjectMapper} (numbers kept exact: {@code 100.00} stays {@code 100.00}), heartbeat rows folded
+ * into the page's position. Thread-safe.
+ */
+public final class PageReader {
+  private static final String READ =
+      "select event_position, tick_id, tick_at, xid::text, txn_key, vid, table_name, op, key::text, before::text,"
+          + " after::text from gnomon.feed_read(?, ?)";
+
+  private final ObjectReader json;
+  private final Map<String, String[]> schemaAndTable = new ConcurrentHashMap<>();
+  private volatile String database;
+
+  /** A reader parsing row images with {@code mapper}'s configuration. */
+  public PageReader(ObjectMapper mapper) {
+    this.json =
+        mapper
+            .reader()
+            .with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .without(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES);
+  }
+
+  /**
+   * Reads one page inside the caller's transaction: the consumer's position (locking its row with {@code lock}),
+   * then the events after it.
+   */
+  public FeedPage read(Connection c, String name, int maxEvents, boolean lock) throws SQLException {
+    FeedPosition from = FeedSql.position(c, name, lock);
+    FeedPosition position = from;
+    List<ChangeEvent> events = new ArrayList<>(Math.min(maxEvents, 4096));
+    try (PreparedStatement ps = c.prepareStatement(READ)) {
+      ps.setString(1, name);
+      ps.setInt(2, maxEvents);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          position = FeedPosition.parse(rs.getString(1));
+          String op = rs.getString(8);
+          if (!"h".equals(op)) {
+            events.add(event(c, rs, position, op));
+          }
+        }
+      }
+    }
+    return new FeedPage(name, from, position, events);
+  }
+
+  private ChangeEvent event(Connection c, ResultSet rs, FeedPosition position, String op) throws SQLException {
+    String relation = rs.getString(7);
+    String[] names = names(c, relation);
+    return new ChangeEvent(
+        position.toString(),
+        Operation.of(op),
+        relation,
+        database(c),
+        names[0],
+        names[1],
+        parse(rs.getString(9)),
+        parse(rs.getString(10)),
+        parse(rs.getString(11)),
+        position,
+        rs.getLong(2),
+        rs.getObject(3, OffsetDateTime.class).toInstant(),
+        Long.parseLong(rs.getString(4)),
+        rs.getLong(6));
+  }
+
+  /** Parses a JSON text from the database; null stays null. */
+  public JsonNode parse(String text) {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return json.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw Jdbc.failure("the database returned JSON that Jackson cannot parse: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /** The name of the database {@code c} is connected to (asked once). */
+  public String database(Connection c) throws SQLException {
+    String d = database;
+    if (d == null) {
+      d = c.getCatalog();
+      if (d == null) {
+        try (Statement st = c.createStatement();
+            ResultSet rs = st.executeQuery("select current_database()")) {
+          rs.next();
+          d = rs.getString(1);
+        }
+      }
+      database = d;
+    }
+    return d;
+  }
+
+  /** The schema and table of a tracked table named as SQL names it ({@code format('%I.%I', …)}). */
+  public String[] names(Connection c, String relation) throws SQLException {
+    String[] names = schemaAndTable.get(relation);
+    if (names == null) {
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery(
+              "select format('%I.%I', schema_name, table_name), schema_name, table_name from gnomon.tracked_table")) {
+        while (rs.next()) {
+          schemaAndTable.put(rs.getString(1), new String[] {rs.getString(2), rs.getString(3)});
+        }
+      }
+      names = schemaAndTable.get(relation);
+      if (names == null) {
+        // untracked since: split the SQL name as well as we can
+        int dot = relation.indexOf('.');
+        names = new String[] {relation.substring(0, Math.max(dot, 0)), relation.substring(dot + 1)};
+      }
+    }
+    return names;
+  }
+}

@@ -1,0 +1,137 @@
+package io.gnomon.feed;
+
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A minimal connection pool for tests, standing in for the pool an application would give the feed: {@code close()}
+ * on a handed-out connection returns it (rolled back, autocommit on, READ COMMITTED) for reuse. Broken connections are
+ * dropped. Opening a connection costs tens of milliseconds on a busy machine; reusing one costs nothing.
+ */
+final class ReusingDataSource implements DataSource, AutoCloseable {
+  private final DataSource target;
+  private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
+
+  ReusingDataSource(DataSource target) {
+    this.target = target;
+  }
+
+  @Override
+  public Connection getConnection() throws SQLException {
+    Connection c;
+    while ((c = idle.pollFirst()) != null) {
+      if (!c.isClosed()) {
+        return lend(c);
+      }
+    }
+    return lend(target.getConnection());
+  }
+
+  private Connection lend(Connection real) {
+    boolean[] closed = {false};
+    return (Connection) Proxy.newProxyInstance(
+        Connection.class.getClassLoader(),
+        new Class<?>[] {Connection.class},
+        (proxy, method, args) -> {
+          switch (method.getName()) {
+            case "close" -> {
+              if (!closed[0]) {
+                closed[0] = true;
+                giveBack(real);
+              }
+              return null;
+            }
+            case "isClosed" -> {
+              return closed[0] || real.isClosed();
+            }
+            default -> {
+              if (closed[0]) {
+                throw new SQLException("connection is closed");
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            }
+          }
+        });
+  }
+
+  private void giveBack(Connection real) {
+    try {
+      if (real.isClosed()) {
+        return;
+      }
+      if (!real.getAutoCommit()) {
+        real.rollback();
+        real.setAutoCommit(true);
+      }
+      if (real.getTransactionIsolation() != Connection.TRANSACTION_READ_COMMITTED) {
+        real.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      }
+      idle.addFirst(real);
+    } catch (SQLException e) {
+      try {
+        real.close();
+      } catch (SQLException ignored) {
+        // broken: dropped
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    Connection c;
+    while ((c = idle.pollFirst()) != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // closing anyway
+      }
+    }
+  }
+
+  @Override
+  public Connection getConnection(String username, String password) throws SQLException {
+    throw new SQLFeatureNotSupportedException("the test pool connects as the data source it wraps");
+  }
+
+  @Override
+  public PrintWriter getLogWriter() {
+    return null;
+  }
+
+  @Override
+  public void setLogWriter(PrintWriter out) {}
+
+  @Override
+  public void setLoginTimeout(int seconds) {}
+
+  @Override
+  public int getLoginTimeout() {
+    return 0;
+  }
+
+  @Override
+  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+    throw new SQLFeatureNotSupportedException();
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    throw new SQLException("not a wrapper");
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> iface) {
+    return false;
+  }
+}
