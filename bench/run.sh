@@ -53,5 +53,11 @@ done
 cp_string="$(IFS=':'; echo "${cp_entries[*]}")"
 
 cd "$root"
-echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+# what is measured: the commit, and whether the SQL or Java that bench runs differed from it
+revision="$(git log -1 --format='%h %cI' 2> /dev/null || echo unknown)"
+if [[ -n "$(git status --porcelain -- gnomon-sql/src/main/resources gnomon-core/src/main 2> /dev/null)" ]]; then
+  revision="$revision, with uncommitted changes to the SQL or to gnomon-core"
+fi
+export GNOMON_BENCH_REVISION="$revision"
+echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); measuring $revision" >&2
 exec java -Xmx1g -cp "$cp_string" io.gnomon.bench.BenchMain --out "$root/target/bench" "$@"

@@ -53,6 +53,7 @@ public final class BenchMain {
       long t0 = System.nanoTime();
       List<Metric> rows = run(group, budget, out);
       Report.write(out, group, rows);
+      Report.markdown(out, group, rows);
       Report.print(System.out, group, rows);
       summaries.add(String.format("%s: %d rows in %.0f s -> %s", group, rows.size(), (System.nanoTime() - t0) / 1e9,
           out.resolve(group + ".json")));

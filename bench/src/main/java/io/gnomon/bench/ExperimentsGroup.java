@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.function.DoubleSupplier;
 
 /**
- * The experiments group: changes to the generated SQL that the measurements suggest, tried on a
+ * The experiments group: changes to the generated SQL or settings that the measurements suggest, tried on a
  * throwaway copy and measured side by side with what Gnomon installs today. Nothing here changes
  * Gnomon; each variant replaces a generated function (or adds an index) in the benchmark's own
  * database only. Rows are named {@code exp_…}; their baseline is today's code, so a ratio below 1
@@ -23,9 +23,12 @@ final class ExperimentsGroup {
 
   private ExperimentsGroup() {}
 
-  static List<Metric> run(PgCluster pg, Budget budget, Path outDir, PrintStream out) {
+  static List<Metric> run(PgCluster pg, Budget full, Path outDir, PrintStream out) {
+    Budget budget = new Budget(full.quick(), Math.min(full.repeats(), 3), full.pgbenchSeconds(), full.latencySeconds(),
+        Math.min(full.serverLoop(), 20_000), full.walWrites(), full.scanRepeats());
     Details log = new Details(out);
     Pgbench pgbench = new Pgbench(pg, BenchCluster.binaries(), outDir.resolve("scripts"));
+    Machine.describe().forEach(line -> log.log("%s", line));
     pg.createDatabase(DB);
     pgbench.initialize(DB, WriteRead.SCALE);
     Catalog.install(pg.dataSource(DB));
@@ -46,6 +49,7 @@ final class ExperimentsGroup {
       log.log("history: %.0f versions", Db.number(c, "select count(*) from " + history));
       rows.addAll(readVariants(c, budget, log, asOf, history));
       rows.addAll(triggerVariants(c, budget, log, trigger, history, sequence));
+      rows.add(compressedWal(c, budget, log));
     } catch (SQLException e) {
       throw new IllegalStateException(e.getMessage(), e);
     } finally {
@@ -54,21 +58,15 @@ final class ExperimentsGroup {
     return rows;
   }
 
-  /** As-of point reads (generic plans, server-side loop) with the coordinate resolved more cheaply or fewer branches. */
+  /**
+   * As-of point reads (generic plans, server-side loop): today's function, the same shape without the
+   * coordinate's checks, and today's function with a history index that holds the xid.
+   */
   private static List<Metric> readVariants(Connection c, Budget budget, Details log, String asOf, String history) {
     int n = budget.serverLoop();
-    String def = Db.text(c, "select pg_get_functiondef(" + Db.literal(asOf + "(text)") + "::regprocedure)");
-    // 1. the coordinate resolved by an expression instead of gnomon.resolve_read (no checks: an upper bound)
-    String light = def.replace(asOf + "(", "bench.as_of_light(")
-        .replaceFirst("select \\* from gnomon\\.resolve_read\\(coordinate, \\d+\\)",
-            "select s.snap, pg_snapshot_xmin(s.snap) as lo, null::bigint as cp, null::pg_snapshot as cp_snap"
-                + " from (select substr(coordinate, 4)::pg_snapshot as snap) s");
-    boolean lightApplies = !light.contains("resolve_read");
-    if (lightApplies) {
-      Db.exec(c, light);
-    }
-    // 2. live rows and history only: no checkpoint branch, the coordinate resolved by an expression
-    Db.exec(c, "create or replace function bench.as_of_two(coordinate text) returns setof public.pgbench_accounts"
+    // the shape today's function has for a table without checkpoints, without any check of the coordinate:
+    // what the checks cost
+    Db.exec(c, "create or replace function bench.as_of_unchecked(coordinate text) returns setof public.pgbench_accounts"
         + " language sql stable as $f$\n"
         + "  with r as materialized (select s.snap, pg_snapshot_xmin(s.snap) as lo"
         + " from (select substr(coordinate, 4)::pg_snapshot as snap) s)\n"
@@ -82,11 +80,7 @@ final class ExperimentsGroup {
         + "     order by x.aid, x.g_vid) h\n"
         + "   where h.g_op <> 'I'\n$f$");
     String coord = Db.text(c, "select gnomon.coordinate()");
-    List<String> variants = new ArrayList<>(List.of(asOf));
-    if (lightApplies) {
-      variants.add("bench.as_of_light");
-    }
-    variants.add("bench.as_of_two");
+    List<String> variants = List.of(asOf, "bench.as_of_unchecked");
     for (String v : variants) {
       Db.exec(c, "create or replace function bench.loop_" + simple(v) + "(c text, n int) returns double precision"
           + " language plpgsql as $$ declare t0 timestamptz; x int; begin"
@@ -106,7 +100,7 @@ final class ExperimentsGroup {
       log.log("as-of point read %-22s %6.1f us, live %6.1f us", label(v), m.value(), m.baseline());
       rows.add(m);
     }
-    // 3. today's function with a history index that holds the xid: the anti-join needs no heap fetch
+    // today's function with a history index that holds the xid: the anti-join needs no heap fetch
     Db.exec(c, "create index bench_h_key_xid on " + history + " (aid, g_xid)");
     Db.exec(c, "vacuum analyze " + history);
     DoubleSupplier today = () -> Db.number(c, "select bench.loop_" + simple(asOf) + "(" + Db.literal(coord) + ", " + n + ")");
@@ -122,7 +116,11 @@ final class ExperimentsGroup {
     return rows;
   }
 
-  /** The UPDATE trigger without the full join of the transition tables, and without the per-row nextval. */
+  /**
+   * The UPDATE trigger's common path (no key changed: the old rows as they were) inserting its
+   * versions in key order, the order of the history index; and without the per-row nextval (g_vid 0,
+   * to price the sequence).
+   */
   private static List<Metric> triggerVariants(Connection c, Budget budget, Details log, String trigger, String history,
       String sequence) {
     String original = Db.text(c, "select pg_get_functiondef(" + Db.literal(trigger + "()") + "::regprocedure)");
@@ -130,8 +128,9 @@ final class ExperimentsGroup {
         + " set search_path = pg_catalog, pg_temp as $t$ begin if TG_OP = 'UPDATE' then insert into " + history
         + " (g_vid, g_xid, g_op, aid, bid, abalance, filler) select ";
     String tail = ", 'U', o.aid, o.bid, o.abalance, o.filler from gnomon_old o; end if; return null; end $t$";
-    String noJoin = head + "nextval(" + Db.literal(sequence) + "::regclass), pg_current_xact_id()" + tail;
-    String noJoinNoSeq = head + "0, pg_current_xact_id()" + tail;
+    String sorted = head + "nextval(" + Db.literal(sequence) + "::regclass), pg_current_xact_id()" + tail
+        .replace("from gnomon_old o;", "from gnomon_old o order by o.aid;");
+    String noNextval = head + "0, pg_current_xact_id()" + tail;
     int n = budget.serverLoop();
     List<Metric> rows = new ArrayList<>();
     int[] first = {2_000_000};
@@ -144,7 +143,7 @@ final class ExperimentsGroup {
       first[0] += n;
       return Db.number(c, "call bench.update_loop(" + n + ", " + first[0] + ", null)");
     };
-    String[][] variants = {{"no_join", noJoin}, {"no_join_no_nextval", noJoinNoSeq}};
+    String[][] variants = {{"sorted", sorted}, {"no_nextval", noNextval}};
     for (String[] v : variants) {
       DoubleSupplier bulkVariant = withTrigger(c, v[1], original, bulk);
       DoubleSupplier loopVariant = withTrigger(c, v[1], original, loop);
@@ -160,6 +159,34 @@ final class ExperimentsGroup {
           rows.get(rows.size() - 1).baseline());
     }
     return rows;
+  }
+
+  /**
+   * WAL per single-row UPDATE right after a CHECKPOINT (full-page images included) with {@code
+   * wal_compression = lz4} against {@code off}: a setting, not a code change, that shrinks the
+   * full-page images the history index's random leaf writes cause.
+   */
+  private static Metric compressedWal(Connection c, Budget budget, Details log) {
+    int n = budget.walWrites();
+    int[] first = {3_000_000};
+    java.util.function.Function<String, DoubleSupplier> cold = setting -> () -> {
+      Db.exec(c, "set wal_compression = " + setting);
+      try {
+        Db.exec(c, "checkpoint");
+        String from = Wal.insertLsn(c);
+        first[0] += n;
+        Db.exec(c, "call bench.update_loop(" + n + ", " + first[0] + ", null)");
+        return Db.number(c, "select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '" + from + "')") / n;
+      } finally {
+        Db.exec(c, "reset wal_compression");
+      }
+    };
+    List<double[]> runs = Paired.alternate(budget.repeats(), cold.apply("lz4"), cold.apply("off"));
+    Metric m = Metric.paired("exp_wal_after_checkpoint_lz4_vs_off", "bytes", runs, null,
+        n + " committed single-row UPDATEs on the tracked table right after CHECKPOINT, wal_compression=lz4;"
+            + " baseline: wal_compression=off");
+    log.log("WAL per update after a checkpoint: lz4 %.0f B, off %.0f B", m.value(), m.baseline());
+    return m;
   }
 
   private static DoubleSupplier withTrigger(Connection c, String variant, String original, DoubleSupplier measure) {

@@ -17,6 +17,8 @@ final class Machine {
     lines.add("memory: " + firstMatch(Path.of("/proc/meminfo"), "MemTotal"));
     lines.add("load average: " + read(Path.of("/proc/loadavg")));
     lines.add("java: " + System.getProperty("java.version"));
+    String revision = System.getenv("GNOMON_BENCH_REVISION");
+    lines.add("gnomon: " + (revision == null ? "revision unknown (not started by bench/run.sh)" : revision));
     return lines;
   }
 

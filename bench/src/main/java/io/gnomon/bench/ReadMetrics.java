@@ -70,7 +70,8 @@ final class ReadMetrics {
     List<Metric> out = new ArrayList<>();
     for (String mode : PLAN_MODES) {
       Map<String, String> env = Map.of("PGOPTIONS", "-c plan_cache_mode=" + mode);
-      List<double[]> runs = Paired.alternate(budget.repeats(),
+      int repeats = "auto".equals(mode) ? budget.repeats() : Math.min(budget.repeats(), 3);
+      List<double[]> runs = Paired.alternate(repeats,
           () -> latency("as_of_point_read", AS_OF_SCRIPT, Map.of("coord", coord), env),
           () -> latency("current_point_read", CURRENT_SCRIPT, Map.of(), env));
       String name = "auto".equals(mode) ? "past_point_read_vs_current" : "past_point_read_vs_current_" + mode;
@@ -78,8 +79,9 @@ final class ReadMetrics {
           "pgbench -M prepared, 1 client, plan_cache_mode=" + mode + ", " + budget.latencySeconds()
               + " s per run; coordinate captured before, table unchanged since"));
     }
-    int n = budget.serverLoop();
     for (String mode : PLAN_MODES) {
+      // a custom plan costs about a millisecond to make: fewer iterations keep that loop to seconds
+      int n = "force_custom_plan".equals(mode) ? Math.max(budget.serverLoop() / 20, 500) : budget.serverLoop();
       List<double[]> runs = Paired.alternate(budget.repeats(),
           () -> Db.number(c, "select bench.read_loop(" + Db.literal(coord) + ", " + n + ", '" + mode + "', true)"),
           () -> Db.number(c, "select bench.read_loop(" + Db.literal(coord) + ", " + n + ", '" + mode + "', false)"));
@@ -90,7 +92,7 @@ final class ReadMetrics {
           Stats.median(runs.stream().mapToDouble(r -> r[1]).toArray()));
     }
     explainPointRead(c, coord);
-    out.addAll(readParts(c, coord));
+    out.addAll(readParts(c, coord, budget.serverLoop()));
     return out;
   }
 
@@ -112,9 +114,8 @@ final class ReadMetrics {
   }
 
   /** Where an as-of point read's time goes: resolving the coordinate, parsing it, the rest. */
-  private List<Metric> readParts(Connection c, String coord) {
+  private List<Metric> readParts(Connection c, String coord, int n) {
     List<Metric> out = new ArrayList<>();
-    int n = budget.serverLoop();
     try {
       int tableId = (int) Db.number(c, "select table_id from gnomon.tracked_table where table_name = 'pgbench_accounts'");
       Db.exec(c, ServerSql.exprLoop("empty_loop", "1 as x"));

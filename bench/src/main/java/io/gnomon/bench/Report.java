@@ -27,6 +27,29 @@ final class Report {
     }
   }
 
+  /** The rows as the Markdown table docs/performance.md shows, written to {@code GROUP.md}. */
+  static void markdown(Path dir, String group, List<Metric> rows) {
+    StringBuilder b = new StringBuilder();
+    b.append("| metric | value | baseline | ratio | spread | target | met? |\n");
+    b.append("|---|---:|---:|---:|---:|---|---|\n");
+    for (Metric m : rows) {
+      Boolean met = m.met();
+      b.append("| `").append(m.metric()).append("` | ").append(num(m.value())).append(' ').append(m.unit())
+          .append(" | ").append(m.baseline() == null ? "" : num(m.baseline()) + " " + m.unit())
+          .append(" | ").append(m.ratio() == null ? "" : String.format(Locale.ROOT, "%.2f", m.ratio()))
+          .append(" | ").append(m.spread())
+          .append(" | ").append(m.target() == null ? "" : m.target().toString().replace("<=", "≤").replace(">=", "≥"))
+          .append(" | ").append(met == null ? "" : met ? "yes" : "**no**").append(" |\n");
+    }
+    Path file = dir.resolve(group + ".md");
+    try {
+      Files.createDirectories(dir);
+      Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot write " + file + ": " + e.getMessage(), e);
+    }
+  }
+
   static void print(PrintStream out, String group, List<Metric> rows) {
     out.println();
     out.println("== " + group + " (ratio = value / baseline; spread = smallest-largest per-repeat ratio)");
