@@ -3,6 +3,7 @@ package io.gnomon.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gnomon.sql.Catalog;
 import io.gnomon.testkit.GnomonDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -21,13 +22,13 @@ class InstallCommandIT {
   void installsTheCatalogAndPrintsItsVersion() throws SQLException {
     Cli.Run first = Cli.run("install", "--url", db.jdbcUrl());
     assertEquals(0, first.status(), first.all());
-    assertTrue(first.out().contains("Installed the gnomon catalog, version 1"), first.all());
-    assertEquals("1", one("select gnomon.catalog_version()"));
+    assertTrue(first.out().contains("Installed the gnomon catalog, version " + Catalog.VERSION), first.all());
+    assertEquals(String.valueOf(Catalog.VERSION), one("select gnomon.catalog_version()"));
     assertEquals("t", one("select count(*) > 0 from gnomon.flyway_schema_history where success"));
 
     Cli.Run again = Cli.run("install", "--url", db.jdbcUrl());
     assertEquals(0, again.status(), again.all());
-    assertTrue(again.out().contains("already at version 1; nothing to do"), again.all());
+    assertTrue(again.out().contains("already at version " + Catalog.VERSION + "; nothing to do"), again.all());
   }
 
   @Test
