@@ -67,6 +67,30 @@ class TrackingIT extends GnomonIT {
   }
 
   @Test
+  void keyChangesInsideNestedStatementsOnTheSameTableReplayExactly() throws Exception {
+    // a user's row trigger that updates the same table: statements at two trigger depths interleave
+    sql("create table nest (id int primary key, v int)",
+        "insert into nest select g, 0 from generate_series(1, 4) g",
+        "insert into nest values (1000, 0), (2000, 0)",
+        "create function nest_touch() returns trigger language plpgsql as $$ begin"
+            + " if new.id = 101 then update nest set v = v + 1 where id = 1000; end if;" // outer changes a key
+            + " if new.id = 2 then update nest set id = 2001 where id = 2000; end if;" // inner changes a key
+            + " return null; end $$",
+        "create trigger nest_touch after update on nest for each row when (pg_trigger_depth() < 1)"
+            + " execute function nest_touch()");
+    gnomon().track("nest");
+    String c0 = coordinate();
+    sql("update nest set id = id + 100 where id = 1");
+    String c1 = coordinate();
+    sql("update nest set v = 7 where id = 2");
+    assertEquals("1:0,2:0,3:0,4:0,1000:0,2000:0", rows("nest", c0));
+    assertEquals("2:0,3:0,4:0,101:0,1000:1,2000:0", rows("nest", c1));
+    assertEquals("2:7,3:0,4:0,101:0,1000:1,2001:0", rows("nest", coordinate()));
+    assertEquals("U|1000,D|1,I|101,D|2000,I|2001,U|2", // a nested statement ends before the outer one
+        one("select string_agg(g_op::text || '|' || id, ',' order by g_vid) from gnomon_t.nest_h where g_op <> 'I' or id > 4"));
+  }
+
+  @Test
   void upsertCopySavepointsAndTwoPhaseCommit() throws Exception {
     sql("create table w (id int primary key, v int)");
     gnomon().track("public.w");
