@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -67,6 +68,38 @@ class DocsTest {
     assertTrue(lines.contains("mvn -B verify"), lines.toString());
     String ci = Files.readString(Docs.file(".ci/run"));
     assertTrue(ci.contains("\nexec mvn -B verify\n"), ".ci/run must run the README's test command");
+  }
+
+  @Test
+  void anchorsPointAtHeadingsThatExist() throws IOException {
+    Pattern link = Pattern.compile("\\]\\(([^)#\\s]*)#([^)\\s]+)\\)");
+    List<String> broken = new ArrayList<>();
+    for (String name : Docs.FILES) {
+      Path file = Docs.file(name);
+      Matcher m = link.matcher(Files.readString(file));
+      while (m.find()) {
+        Path target = m.group(1).isEmpty() ? file : file.getParent().resolve(m.group(1));
+        if (target.toString().endsWith(".md") && Files.exists(target) && !anchors(target).contains(m.group(2))) {
+          broken.add(name + " -> " + m.group(1) + "#" + m.group(2));
+        }
+      }
+    }
+    assertEquals(List.of(), broken, "links to headings that do not exist");
+  }
+
+  /** The anchors GitHub gives a file's headings: lower case, punctuation dropped, spaces as hyphens. */
+  private static List<String> anchors(Path file) throws IOException {
+    List<String> anchors = new ArrayList<>();
+    boolean inCode = false;
+    for (String line : Files.readAllLines(file)) {
+      if (line.startsWith("```")) {
+        inCode = !inCode;
+      } else if (!inCode && line.startsWith("#")) {
+        String text = line.replaceFirst("^#+\\s*", "").replace("`", "").replace("\\", "");
+        anchors.add(text.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
+      }
+    }
+    return anchors;
   }
 
   @Test
