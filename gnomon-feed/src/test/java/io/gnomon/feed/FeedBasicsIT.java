@@ -144,6 +144,27 @@ class FeedBasicsIT extends FeedTestBase {
   }
 
   @Test
+  void aTransactionThatTookItsXidEarlyAndCommittedLateIsNotSkipped() throws Exception {
+    trackedTable("early");
+    feed().register("early", List.of("public.early"));
+    try (Connection early = connect()) {
+      early.setAutoCommit(false);
+      long xid = Long.parseLong(one(early, "select pg_current_xact_id()::text"));
+      sql("insert into early values (2, 'committed first')");
+      tick();
+      sql("insert into early values (3, 'committed second')");
+      tick();
+      assertEquals(List.of("c:2:committed first", "c:3:committed second"), brief(drain("early", 10)));
+      sql(early, "insert into early values (1, 'took its xid first')");
+      early.commit();
+      tick();
+      List<ChangeEvent> events = drain("early", 10);
+      assertEquals(List.of("c:1:took its xid first"), brief(events));
+      assertEquals(xid, events.get(0).xid());
+    }
+  }
+
+  @Test
   void largeToastedValuesAreDeliveredWhole() throws Exception {
     sql("create table doc (id integer primary key, title text, body text)");
     gnomon().track("public.doc");
