@@ -27,9 +27,10 @@ final class ReusingDataSource implements DataSource, AutoCloseable {
   public Connection getConnection() throws SQLException {
     Connection c;
     while ((c = idle.pollFirst()) != null) {
-      if (!c.isClosed()) {
+      if (c.isValid(5)) {
         return lend(c);
       }
+      c.close();
     }
     return lend(target.getConnection());
   }
