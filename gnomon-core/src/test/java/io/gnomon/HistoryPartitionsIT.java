@@ -2,6 +2,7 @@ package io.gnomon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
 import java.sql.Statement;
@@ -58,5 +59,27 @@ class HistoryPartitionsIT extends GnomonIT {
     assertEquals("2", one("select count(*) from pg_inherits where inhparent = 'gnomon_t.pm_h'::regclass"));
     assertEquals("1", one("select count(*) from pg_inherits where inhparent = 'gnomon_t.pq_h'::regclass"));
     assertEquals("0", one("select gnomon.maintain()"), "at the default limit nothing rolls");
+  }
+
+  @Test
+  void maintainDeletesOldTicksButNotWhatAConsumerStillNeeds() throws Exception {
+    sql("create table tr (id int primary key)");
+    gnomon().track("tr");
+    for (int i = 0; i < 3; i++) {
+      sql("insert into gnomon.tick (tick_at, snapshot) values (now() - interval '30 days', pg_current_snapshot())");
+    }
+    String first = one("select min(tick_id) from gnomon.tick");
+    long second = Long.parseLong(first) + 1;
+    sql("select gnomon.feed_register('keep', array['tr'])",
+        "update gnomon.consumer set tick_id = " + second, // it has read only up to the second old tick
+        "select gnomon.tick()");
+    sql("select gnomon.maintain()");
+    assertEquals("3", one("select count(*) from gnomon.tick"), "only the first old tick goes");
+    assertEquals("0", one("select count(*) from gnomon.tick where tick_id = " + first));
+    sql("update gnomon.consumer set max_lag = interval '1 day'", "select gnomon.maintain()");
+    assertEquals("1", one("select count(*) from gnomon.tick"), "the consumer was expired, so its ticks went too");
+    ConsumerExpiredException e =
+        assertThrows(ConsumerExpiredException.class, () -> sqlTranslated("select * from gnomon.feed_read('keep', 10)"));
+    assertTrue(e.getMessage().contains("max_lag"), e.getMessage());
   }
 }

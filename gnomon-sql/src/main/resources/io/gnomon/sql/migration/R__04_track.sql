@@ -37,7 +37,9 @@ comment on function gnomon.roll_history(text, bigint) is
   'Closes a table''s open history partition at a future xid and opens a new one, so history can later be detached by range.';
 
 -- Routine upkeep, run every minute by the Java ticker (or any scheduler): rolls each history whose open partition
--- holds more than gnomon.history_partition_rows rows (a setting, 10,000,000 by default). Returns how many rolled.
+-- holds more than gnomon.history_partition_rows rows (a setting, 10,000,000 by default), and returns how many rolled.
+-- It also expires feed consumers further behind than their max_lag, and deletes ticks older than
+-- gnomon.tick_retention (a setting, 7 days by default) that no live consumer still needs (never the last tick).
 create or replace function gnomon.maintain() returns integer
 language plpgsql as $$
 declare
@@ -54,10 +56,22 @@ begin
       rolled := rolled + 1;
     end if;
   end loop;
+  update gnomon.consumer c
+     set expired_at = clock_timestamp(),
+         expired_reason = format('it was %s behind, more than its max_lag of %s',
+                                 (select max(k.tick_at) from gnomon.tick k) - t.tick_at, c.max_lag)
+    from gnomon.tick t
+   where t.tick_id = c.tick_id and c.expired_at is null and c.max_lag is not null
+     and (select max(k.tick_at) from gnomon.tick k) - t.tick_at > c.max_lag;
+  delete from gnomon.tick k
+   where k.tick_at < clock_timestamp()
+                     - coalesce(nullif(current_setting('gnomon.tick_retention', true), '')::interval, interval '7 days')
+     and k.tick_id < (select max(k2.tick_id) from gnomon.tick k2)
+     and k.tick_id < coalesce((select min(c.tick_id) from gnomon.consumer c where c.expired_at is null), 9223372036854775807);
   return rolled;
 end $$;
 comment on function gnomon.maintain() is
-  'Routine upkeep; run it every minute (the Java ticker does): rolls history partitions past gnomon.history_partition_rows rows.';
+  'Routine upkeep; run it every minute (the Java ticker does): rolls history partitions past gnomon.history_partition_rows rows, expires feed consumers past their max_lag, deletes ticks past gnomon.tick_retention that no consumer needs.';
 drop function if exists gnomon.ensure_partitions(integer);
 drop function if exists gnomon.history_default_rows(gnomon.tracked_table, bigint, bigint);
 drop function if exists gnomon.partition_span();
