@@ -60,4 +60,4 @@ if [[ -n "$(git status --porcelain -- gnomon-sql/src/main/resources gnomon-core/
 fi
 export GNOMON_BENCH_REVISION="$revision"
 echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); measuring $revision" >&2
-exec java -Xmx1g -cp "$cp_string" io.gnomon.bench.BenchMain --out "$root/target/bench" "$@"
+exec java -Xmx1g -Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp "$cp_string" io.gnomon.bench.BenchMain --out "$root/target/bench" "$@"

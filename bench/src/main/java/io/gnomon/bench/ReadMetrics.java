@@ -92,7 +92,6 @@ final class ReadMetrics {
           Stats.median(runs.stream().mapToDouble(r -> r[1]).toArray()));
     }
     explainPointRead(c, coord);
-    out.addAll(readParts(c, coord, budget.serverLoop()));
     return out;
   }
 
@@ -113,32 +112,6 @@ final class ReadMetrics {
     }
   }
 
-  /** Where an as-of point read's time goes: resolving the coordinate, parsing it, the rest. */
-  private List<Metric> readParts(Connection c, String coord, int n) {
-    List<Metric> out = new ArrayList<>();
-    try {
-      int tableId = (int) Db.number(c, "select table_id from gnomon.tracked_table where table_name = 'pgbench_accounts'");
-      Db.exec(c, ServerSql.exprLoop("empty_loop", "1 as x"));
-      Db.exec(c, ServerSql.exprLoop("parse_loop", "gnomon.parse_coordinate(c) as x"));
-      Db.exec(c, ServerSql.exprLoop("resolve_loop", "* from gnomon.resolve_read(c, " + tableId + ")"));
-      Db.exec(c, ServerSql.exprLoop("snapshot_loop", "pg_current_snapshot() as x"));
-      String lit = Db.literal(coord);
-      double empty = Db.number(c, "select bench.empty_loop(" + lit + ", " + n + ")");
-      double parse = Db.number(c, "select bench.parse_loop(" + lit + ", " + n + ")");
-      double resolve = Db.number(c, "select bench.resolve_loop(" + lit + ", " + n + ")");
-      double snapshot = Db.number(c, "select bench.snapshot_loop(" + lit + ", " + n + ")");
-      log.log("per call, server-side (a PL/pgSQL loop; the empty loop costs %.2f us): gnomon.parse_coordinate %.2f us,"
-          + " gnomon.resolve_read %.2f us, pg_current_snapshot() %.2f us", empty, parse, resolve, snapshot);
-      out.add(Metric.single("resolve_read_server_us", resolve, "us", empty, null,
-          "gnomon.resolve_read(coordinate, table) per call in a PL/pgSQL loop; baseline: the empty loop"));
-      out.add(Metric.single("parse_coordinate_server_us", parse, "us", empty, null,
-          "gnomon.parse_coordinate(text) per call in a PL/pgSQL loop; baseline: the empty loop"));
-    } catch (RuntimeException e) {
-      log.log("diagnostics of the as-of read's parts failed: %s", e.getMessage());
-    }
-    return out;
-  }
-
   /**
    * past_scan_10pct_changed_vs_now: count(*) as of a coordinate taken before 10% of the rows
    * changed, against count(*) as of now; and as of now against the live table.
@@ -146,6 +119,11 @@ final class ReadMetrics {
   List<Metric> pastScan() {
     Connection c = wr.tracked();
     Db.exec(c, "vacuum analyze pgbench_accounts");
+    // with the default jit=on, a plan that crosses jit_above_cost spends a few hundred milliseconds compiling on
+    // this machine; which scan crosses it depends on cost estimates, not on the work: time the scans without JIT
+    log.section("live count(*) with the default jit=on",
+        String.join("\n", Db.lines(c, "explain (analyze, buffers) select count(*) from pgbench_accounts")));
+    Db.exec(c, "set jit = off");
     String before = Db.text(c, "select gnomon.coordinate()");
     Db.exec(c, "update pgbench_accounts set abalance = abalance + 1 where aid % 10 = 0");
     Db.exec(c, "vacuum analyze pgbench_accounts");
@@ -172,14 +150,17 @@ final class ReadMetrics {
       log.log("scan: as of before the 10%% change %.1f ms, as of now %.1f ms, live %.1f ms", p, q, live);
     }
     long changed = (long) Db.number(c, "select count(*) from pgbench_accounts where aid % 10 = 0");
-    log.section("as-of scan, 10% changed since the coordinate (" + changed + " rows)",
+    log.section("as-of scan, 10% changed since the coordinate (" + changed + " rows), jit=off",
         String.join("\n", Db.lines(c, "explain (analyze, buffers) " + past)));
+    log.section("live count(*), jit=off",
+        String.join("\n", Db.lines(c, "explain (analyze, buffers) select count(*) from pgbench_accounts")));
+    Db.exec(c, "reset jit");
     return List.of(
         Metric.paired("past_scan_10pct_changed_vs_now", "ms", vsNow, Target.atMost(5.0),
             "select count(*) as of a coordinate before " + changed + " of " + ROWS
-                + " rows changed, against as of now; " + budget.scanRepeats() + " repeats"),
+                + " rows changed, against as of now; " + budget.scanRepeats() + " repeats, jit=off"),
         Metric.paired("scan_as_of_now_vs_live", "ms", nowVsLive, null,
-            "select count(*) as of now, against the live table"));
+            "select count(*) as of now, against the live table, jit=off"));
   }
 
   /** bytes_per_version: history heap + indexes over its versions; baseline: a freshly loaded row. */

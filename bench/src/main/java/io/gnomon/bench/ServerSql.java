@@ -47,17 +47,4 @@ final class ServerSql {
         + "  return extract(epoch from clock_timestamp() - t0) * 1e6 / n;\n"
         + "end $$";
   }
-
-  /** Any expression evaluated n times (for the parts of an as-of read), and an empty loop to subtract. */
-  static String exprLoop(String name, String expression) {
-    return "create or replace function bench." + name + "(c text, n int) returns double precision\n"
-        + "language plpgsql as $$\n"
-        + "declare t0 timestamptz := clock_timestamp(); r record;\n"
-        + "begin\n"
-        + "  for i in 1..n loop\n"
-        + "    select " + expression + " into r;\n"
-        + "  end loop;\n"
-        + "  return extract(epoch from clock_timestamp() - t0) * 1e6 / n;\n"
-        + "end $$";
-  }
 }
