@@ -51,6 +51,12 @@ public final class AsOf {
    * }</pre>
    */
   public <R extends Record> Result<R> fetch(DSLContext dsl, Table<R> table, Condition... conditions) {
+    if (table.fields().length == 0) {
+      throw new InvalidArgumentException(
+          "fetch needs a jOOQ table that knows its columns (a generated table class), but " + table.getName()
+              + " has none; for a table built from its name, select from AsOf.table(table) instead",
+          null);
+    }
     DSLContext unqualified =
         dsl.configuration().derive(dsl.settings().withRenderSchema(false)).dsl();
     return unqualified.selectFrom(table(table)).where(conditions).fetchInto(table);

@@ -70,6 +70,17 @@ class AsOfApiIT extends GnomonIT {
   }
 
   @Test
+  void fetchRefusesATableThatDoesNotKnowItsColumns() throws Exception {
+    sql("create table plain (id int primary key)");
+    gnomon().track("plain");
+    try (Connection c = connect()) {
+      InvalidArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(InvalidArgumentException.class,
+          () -> gnomon().asOf(gnomon().coordinate()).fetch(DSL.using(c, SQLDialect.POSTGRES), DSL.table(DSL.name("public", "plain"))));
+      org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("AsOf.table"), e.getMessage());
+    }
+  }
+
+  @Test
   void jdbcReadsBindTheCoordinate() throws Exception {
     sql("create table acct (id int primary key, v int)");
     gnomon().track("acct");

@@ -1,7 +1,7 @@
 -- Gnomon catalog, version 1: the tables that describe what Gnomon tracks.
 -- Functions and views live in the repeatable R__ files; this file never depends on them.
 
-create schema if not exists gnomon;
+-- Flyway creates schema gnomon itself (it keeps its history table there), before this script runs.
 comment on schema gnomon is 'Gnomon: versioned tables. Functions users call and the catalog.';
 
 -- Generated per-table objects (history tables, checkpoints, read functions) live here.
