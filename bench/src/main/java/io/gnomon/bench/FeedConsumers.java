@@ -1,0 +1,242 @@
+package io.gnomon.bench;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gnomon.feed.ChangeEvent;
+import io.gnomon.feed.Feed;
+import io.gnomon.feed.FeedPage;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The same consumption through three systems: read every change of the backlog in batches over one JDBC connection,
+ * turn each into a Debezium-shaped JSON envelope ({@code before}, {@code after}, {@code op}, {@code source}, {@code
+ * key}) written to bytes with Jackson, and acknowledge each batch. Each consumer starts from the system's native form:
+ * Gnomon's {@link ChangeEvent} (row images already parsed by the feed), PgQ's urlencoded rows, wal2json's JSON text.
+ * Each checks that it read exactly the expected number of changes.
+ */
+final class FeedConsumers {
+  private final ObjectMapper mapper;
+
+  FeedConsumers(ObjectMapper mapper) {
+    this.mapper = mapper;
+  }
+
+  /** What one consumer run did. */
+  record Consumption(long events, long pages, long jsonBytes, double seconds) {
+    double rowsPerSecond() {
+      return events / seconds;
+    }
+
+    double secondsPerPage() {
+      return seconds / Math.max(1, pages);
+    }
+  }
+
+  /**
+   * Gnomon: {@link Feed#poll(Connection, String, int)} pages of {@code pageSize}, each event to JSON, {@link
+   * Feed#ack(Connection, String, io.gnomon.feed.FeedPosition)}; stops after {@code events} events.
+   */
+  Consumption gnomon(Feed feed, Connection c, String consumer, int pageSize, long events) {
+    long n = 0;
+    long pages = 0;
+    long bytes = 0;
+    long t0 = System.nanoTime();
+    try {
+      while (n < events) {
+        FeedPage page = feed.poll(c, consumer, (int) Math.min(pageSize, events - n));
+        for (ChangeEvent e : page.events()) {
+          bytes += mapper.writeValueAsBytes(e).length;
+        }
+        n += page.size();
+        pages++;
+        if (page.advances()) {
+          feed.ack(c, consumer, page.position());
+        } else if (page.isEmpty()) {
+          throw new IllegalStateException("Gnomon's feed for " + consumer + " ended after " + n + " of " + events
+              + " events");
+        }
+      }
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+    return checked("Gnomon", n, events, new Consumption(n, pages, bytes, (System.nanoTime() - t0) / 1e9));
+  }
+
+  /**
+   * PgQ: {@code pgq.next_batch}, {@code pgq.get_batch_events}, each event to JSON, {@code pgq.finish_batch}, commit;
+   * one batch per tick, until {@code events} events.
+   */
+  Consumption pgq(Connection c, String consumer, long events) throws SQLException {
+    long n = 0;
+    long pages = 0;
+    long bytes = 0;
+    long t0 = System.nanoTime();
+    c.setAutoCommit(false);
+    try (PreparedStatement next = c.prepareStatement("select pgq.next_batch(?, ?)");
+        PreparedStatement get = c.prepareStatement(
+            "select ev_id, ev_time, ev_txid, ev_type, ev_data, ev_extra1, ev_extra2 from pgq.get_batch_events(?)");
+        PreparedStatement finish = c.prepareStatement("select pgq.finish_batch(?)")) {
+      next.setString(1, FeedSetup.QUEUE);
+      next.setString(2, consumer);
+      while (n < events) {
+        long batch;
+        try (ResultSet rs = next.executeQuery()) {
+          rs.next();
+          batch = rs.getLong(1);
+          if (rs.wasNull()) {
+            throw new IllegalStateException("PgQ consumer " + consumer + " ran out of batches after " + n + " of "
+                + events + " events");
+          }
+        }
+        get.setLong(1, batch);
+        try (ResultSet rs = get.executeQuery()) {
+          while (rs.next()) {
+            bytes += pgqEnvelope(rs).length;
+            n++;
+          }
+        }
+        finish.setLong(1, batch);
+        finish.executeQuery().close();
+        c.commit();
+        pages++;
+      }
+    } finally {
+      c.rollback();
+      c.setAutoCommit(true);
+    }
+    return checked("PgQ", n, events, new Consumption(n, pages, bytes, (System.nanoTime() - t0) / 1e9));
+  }
+
+  /**
+   * wal2json: {@code pg_logical_slot_get_changes(slot, NULL, batch, 'format-version', '2', …)} (which consumes what
+   * it returns), each change to JSON, until {@code events} events.
+   */
+  Consumption wal2json(Connection c, String slot, int batch, long events) throws SQLException {
+    long n = 0;
+    long pages = 0;
+    long bytes = 0;
+    long t0 = System.nanoTime();
+    try (PreparedStatement get = c.prepareStatement("select data from pg_logical_slot_get_changes(?, null, ?,"
+        + " 'format-version', '2', 'include-xids', 'true', 'include-transaction', 'false',"
+        + " 'add-tables', '" + FeedSetup.W2J_TABLE + "')")) {
+      get.setString(1, slot);
+      get.setInt(2, batch);
+      while (n < events) {
+        long before = n;
+        try (ResultSet rs = get.executeQuery()) {
+          while (rs.next()) {
+            bytes += wal2jsonEnvelope(rs.getString(1)).length;
+            n++;
+          }
+        }
+        pages++;
+        if (n == before) {
+          throw new IllegalStateException("wal2json slot " + slot + " ran dry after " + n + " of " + events
+              + " events");
+        }
+      }
+    }
+    return checked("wal2json", n, events, new Consumption(n, pages, bytes, (System.nanoTime() - t0) / 1e9));
+  }
+
+  private static Consumption checked(String who, long n, long expected, Consumption c) {
+    if (n != expected) {
+      throw new IllegalStateException(who + " delivered " + n + " changes, " + expected + " were written");
+    }
+    return c;
+  }
+
+  /** A PgQ event (logutriga with 'backup': new row in ev_data, old row in ev_extra2) as an envelope. */
+  private byte[] pgqEnvelope(ResultSet rs) throws SQLException {
+    String type = rs.getString(4); // "U:aid"
+    int colon = type.indexOf(':');
+    ObjectNode before = urlDecoded(rs.getString(7));
+    ObjectNode after = urlDecoded(rs.getString(5));
+    ObjectNode key = mapper.createObjectNode();
+    ObjectNode keySource = after != null ? after : before;
+    if (colon >= 0 && keySource != null) {
+      for (String k : type.substring(colon + 1).split(",")) {
+        key.set(k, keySource.get(k));
+      }
+    }
+    char op = type.charAt(0);
+    String table = rs.getString(6);
+    int dot = table.indexOf('.');
+    return envelope(op == 'I' ? null : before, op == 'D' ? null : after, op == 'I' ? "c" : op == 'U' ? "u" : "d",
+        rs.getTimestamp(2).getTime(), "pgq", table.substring(0, dot), table.substring(dot + 1), rs.getLong(3),
+        rs.getLong(1), key);
+  }
+
+  /** A wal2json format-version 2 change (columns: the new row; identity: the old row, FULL) as an envelope. */
+  private byte[] wal2jsonEnvelope(String data) {
+    try {
+      JsonNode change = mapper.readTree(data);
+      String action = change.get("action").asText();
+      ObjectNode after = columns(change.get("columns"));
+      ObjectNode before = columns(change.get("identity"));
+      ObjectNode key = mapper.createObjectNode(); // wal2json names no key: the benchmark's table has one, aid
+      key.set("aid", (after != null ? after : before).get("aid"));
+      return envelope(before, after, action.equals("I") ? "c" : action.equals("U") ? "u" : "d",
+          System.currentTimeMillis(), "wal2json", change.get("schema").asText(), change.get("table").asText(),
+          change.get("xid").asLong(), 0, key);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("wal2json wrote JSON Jackson cannot read: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  private ObjectNode columns(JsonNode array) {
+    if (array == null || array.isNull()) {
+      return null;
+    }
+    ObjectNode row = mapper.createObjectNode();
+    for (JsonNode column : array) {
+      row.set(column.get("name").asText(), column.get("value"));
+    }
+    return row;
+  }
+
+  private ObjectNode urlDecoded(String text) {
+    if (text == null) {
+      return null;
+    }
+    ObjectNode row = mapper.createObjectNode();
+    for (String pair : text.split("&")) {
+      int eq = pair.indexOf('=');
+      if (eq < 0) {
+        row.putNull(URLDecoder.decode(pair, StandardCharsets.UTF_8));
+      } else {
+        row.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+            URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+      }
+    }
+    return row;
+  }
+
+  private byte[] envelope(ObjectNode before, ObjectNode after, String op, long tsMs, String connector, String schema,
+      String table, long txId, long id, ObjectNode key) {
+    ObjectNode e = mapper.createObjectNode();
+    e.set("before", before);
+    e.set("after", after);
+    e.put("op", op);
+    e.put("ts_ms", tsMs);
+    ObjectNode source = e.putObject("source");
+    source.put("connector", connector);
+    source.put("schema", schema);
+    source.put("table", table);
+    source.put("txId", txId);
+    source.put("id", id);
+    e.set("key", key);
+    try {
+      return mapper.writeValueAsBytes(e);
+    } catch (JsonProcessingException ex) {
+      throw new IllegalStateException(ex.getMessage(), ex);
+    }
+  }
+}

@@ -1,0 +1,200 @@
+package io.gnomon.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnomon.Coordinate;
+import io.gnomon.feed.Feed;
+import io.gnomon.feed.FeedStart;
+import io.gnomon.testkit.ClusterOptions;
+import io.gnomon.testkit.PgCluster;
+import io.gnomon.testkit.PostgresProvider;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
+
+/**
+ * The feed group: Gnomon's change feed against PgQ and logical decoding with wal2json, on the same writes in one run.
+ * Every consumer is registered (every PgQ consumer and replication slot created) before the writes it reads, so each
+ * repeat reads the whole backlog afresh. See {@link FeedSetup} for the writes and {@link FeedConsumers} for the
+ * consumption; the peers come from Debian ({@code bench/scripts/install-feed-peers.sh}, run by {@code bench/run.sh}),
+ * and a peer that cannot be had is reported as null with the reason.
+ */
+final class FeedGroup {
+  /** Events per Gnomon page and per wal2json call in the side-by-side consumption: one tick's batch, as in PgQ. */
+  static final int PAGE = FeedSetup.TICK_EVERY;
+
+  private FeedGroup() {}
+
+  /** Logical decoding needs {@code wal_level = logical}; the rest is every group's cluster. */
+  static ClusterOptions options() {
+    return BenchCluster.options().toBuilder().walLevel("logical").set("max_replication_slots", "16")
+        .set("max_wal_senders", "4").build();
+  }
+
+  static List<Metric> run(Budget budget, Path outDir, PrintStream out) {
+    Details log = new Details(out);
+    FeedRun.Sizes sizes = FeedRun.Sizes.of(budget);
+    try (PgCluster pg = PostgresProvider.startCluster(options())) {
+      Machine.describe().forEach(line -> log.log("%s", line));
+      Pgbench pgbench = new Pgbench(pg, BenchCluster.binaries(), outDir.resolve("scripts"));
+      FeedSetup.load(pg, pgbench, log);
+      try (Connection c = pg.connect(FeedSetup.DB)) {
+        log.log("server: %s; %s", Db.text(c, "select version()"), String.join(", ", Db.lines(c,
+            "select name || '=' || setting || coalesce(unit, '') from pg_settings where name in ('fsync',"
+                + " 'synchronous_commit', 'shared_buffers', 'work_mem', 'wal_level', 'jit', 'max_wal_size')"
+                + " order by name")));
+        log.log("peers: %s", Optional.ofNullable(System.getenv("GNOMON_BENCH_FEED_PEERS"))
+            .map(s -> s.replace('\n', ';')).orElse("not checked (not started by bench/run.sh)"));
+        return measure(pg, budget, sizes, log, pgbench, c);
+      } catch (SQLException e) {
+        throw new IllegalStateException(e.getMessage(), e);
+      } finally {
+        log.writeTo(outDir.resolve("feed.txt"));
+      }
+    }
+  }
+
+  private static List<Metric> measure(PgCluster pg, Budget budget, FeedRun.Sizes sizes, Details log, Pgbench pgbench,
+      Connection c) throws SQLException {
+    int repeats = sizes.repeats();
+    Feed feed = Feed.open(pg.dataSource(FeedSetup.DB));
+    ObjectMapper mapper = feed.mapper();
+    // every consumer starts at one coordinate taken before any write
+    String start = Db.text(c, "select pg_current_snapshot()::text");
+    FeedStart at = FeedStart.at(Coordinate.parse("v1:" + start));
+    List<String> table = List.of(FeedSetup.TRACKED);
+    IntFunction<List<String>> names = n -> IntStream.range(0, n).mapToObj(i -> "c" + i).toList();
+    List<String> readers = prefixed("images_", names.apply(repeats));
+    List<String> drainers = prefixed("drain_", names.apply(sizes.drainRepeats() + 1)); // + 1 for the plan
+    for (String name : readers) {
+      feed.register(name, table, at, true);
+    }
+    for (String name : drainers) {
+      feed.register(name, table, at, true);
+    }
+    feed.register("sql_no_images", table, at, false);
+    feed.register("sql_images", table, at, true);
+    List<String> pgqConsumers = prefixed("pgq_", names.apply(repeats));
+    List<String> slots = prefixed("w2j_", names.apply(repeats));
+    Optional<String> noPgq = FeedSetup.installPgq(c, pgqConsumers);
+
+    // the same writes, one system after the other
+    double gnomonWrite = FeedSetup.write(c, FeedSetup.TRACKED, sizes.versions(), "select gnomon.tick()");
+    log.log("wrote %,d versions to %s in %.1f s (gnomon.tick() every %,d)", sizes.versions(), FeedSetup.TRACKED,
+        gnomonWrite, FeedSetup.TICK_EVERY);
+    double pgqWrite = Double.NaN;
+    if (noPgq.isEmpty()) {
+      pgqWrite = FeedSetup.write(c, FeedSetup.PGQ_TABLE, sizes.versions(), "select pgq.ticker()");
+      log.log("wrote %,d versions to %s in %.1f s (pgq.ticker() every %,d)", sizes.versions(), FeedSetup.PGQ_TABLE,
+          pgqWrite, FeedSetup.TICK_EVERY);
+    } else {
+      log.log("PgQ not measured: %s", noPgq.get());
+    }
+    Optional<String> noW2j = FeedSetup.createSlots(c, slots);
+    double w2jWrite = Double.NaN;
+    if (noW2j.isEmpty()) {
+      w2jWrite = FeedSetup.write(c, FeedSetup.W2J_TABLE, sizes.versions(), null);
+      log.log("wrote %,d versions to %s in %.1f s (%d wal2json slots)", sizes.versions(), FeedSetup.W2J_TABLE,
+          w2jWrite, slots.size());
+    } else {
+      log.log("wal2json not measured: %s", noW2j.get());
+    }
+    String end = Db.text(c, "select snapshot::text from gnomon.tick order by tick_id desc limit 1");
+    log.log("backlog: %,d versions per system in %d batches; start %s, last tick %s", sizes.versions(),
+        sizes.batches(), start, end);
+    Db.exec(c, "vacuum analyze");
+    FeedSetup.flushWal(c);
+
+    FeedRun run = new FeedRun(pg, budget, sizes, log, pgbench, feed, c, start, end);
+    FeedMetrics gnomon = new FeedMetrics(run);
+    FeedConsumers consumers = new FeedConsumers(mapper);
+    List<Metric> changeset = gnomon.changeset();
+    List<Metric> sqlPages = gnomon.sqlPages("sql_no_images", "sql_images");
+
+    // side by side, rotating which system goes first
+    List<double[]> g = new ArrayList<>();
+    List<double[]> vsPgq = new ArrayList<>();
+    List<double[]> vsW2j = new ArrayList<>();
+    for (int r = 0; r < repeats; r++) {
+      double[] rate = new double[3];
+      for (int k = 0; k < 3; k++) {
+        int system = (r + k) % 3;
+        rate[system] = consume(system, r, run, consumers, readers, pgqConsumers, slots, noPgq.isEmpty(),
+            noW2j.isEmpty());
+      }
+      g.add(new double[] {rate[0], Double.NaN});
+      vsPgq.add(new double[] {rate[0], rate[1]});
+      vsW2j.add(new double[] {rate[0], rate[2]});
+    }
+    if (noW2j.isEmpty()) {
+      FeedSetup.dropSlots(c, slots);
+    }
+    Metric drain = gnomon.drain(consumers, drainers.subList(0, sizes.drainRepeats()));
+    Metric update = gnomon.updateWithConsumer(mapper);
+
+    String consumption = String.format(Locale.ROOT, "the same %,d changes, batches of %,d (one tick), each change"
+        + " to a JSON envelope with old and new rows, one JDBC connection", sizes.versions(), PAGE);
+    List<Metric> rows = new ArrayList<>();
+    rows.add(changeset.get(0));
+    rows.add(FeedRun.valueMetric("feed_images_rows_per_s", "rows/s", g,
+        new Target(Target.Kind.AT_LEAST, 250_000, true), "Java consumer (Feed.poll + Feed.ack, pages of "
+            + String.format(Locale.ROOT, "%,d", PAGE) + "), old and new images, each event to JSON bytes"));
+    rows.add(drain);
+    rows.add(noPgq.isEmpty() ? Metric.paired("feed_vs_pgq", "rows/s", vsPgq, null, "Gnomon vs PgQ 3 (logutriga"
+        + " with backup; next_batch, get_batch_events, finish_batch): " + consumption)
+        : FeedRun.unavailable("feed_vs_pgq", "rows/s", noPgq.get()));
+    rows.add(noW2j.isEmpty() ? Metric.paired("feed_vs_wal2json", "rows/s", vsW2j, null, "Gnomon vs wal2json 2"
+        + " (format-version 2, REPLICA IDENTITY FULL, pg_logical_slot_get_changes up to " + PAGE + " changes): "
+        + consumption) : FeedRun.unavailable("feed_vs_wal2json", "rows/s", noW2j.get()));
+    rows.add(update);
+    // the evidence behind them
+    rows.addAll(changeset.subList(1, changeset.size()));
+    rows.addAll(sqlPages);
+    if (noPgq.isEmpty()) {
+      rows.add(Metric.single("write_tracked_vs_pgq_s", gnomonWrite, "s", pgqWrite, null, "the writes: "
+          + sizes.versions() + " single-row UPDATEs in transactions of " + FeedSetup.PER_TXN
+          + ", server-side procedure, with the capture's ticker; Gnomon's trigger vs PgQ's logutriga"));
+    }
+    if (noW2j.isEmpty()) {
+      rows.add(Metric.single("write_tracked_vs_logical_s", gnomonWrite, "s", w2jWrite, null, "the same writes:"
+          + " Gnomon's trigger vs an untracked table with REPLICA IDENTITY FULL (what logical decoding costs a write)"));
+    }
+    return rows;
+  }
+
+  private static double consume(int system, int r, FeedRun run, FeedConsumers consumers, List<String> readers,
+      List<String> pgqConsumers, List<String> slots, boolean pgq, boolean w2j) throws SQLException {
+    long events = run.sizes().versions();
+    FeedConsumers.Consumption d;
+    switch (system) {
+      case 0:
+        d = consumers.gnomon(run.feed(), run.c(), readers.get(r), PAGE, events);
+        break;
+      case 1:
+        if (!pgq) {
+          return Double.NaN;
+        }
+        d = consumers.pgq(run.c(), pgqConsumers.get(r), events);
+        break;
+      default:
+        if (!w2j) {
+          return Double.NaN;
+        }
+        d = consumers.wal2json(run.c(), slots.get(r), PAGE, events);
+    }
+    run.log().log("consume %-9s repeat %d: %,9.0f rows/s (%,d events, %d batches, %.2f s, %.0f JSON bytes per event)",
+        new String[] {"Gnomon", "PgQ", "wal2json"}[system], r, d.rowsPerSecond(), d.events(), d.pages(), d.seconds(),
+        (double) d.jsonBytes() / d.events());
+    return d.rowsPerSecond();
+  }
+
+  private static List<String> prefixed(String prefix, List<String> names) {
+    return names.stream().map(n -> prefix + n).toList();
+  }
+}

@@ -1,0 +1,239 @@
+package io.gnomon.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnomon.Gnomon;
+import io.gnomon.feed.ChangeEvent;
+import io.gnomon.feed.Feed;
+import io.gnomon.feed.FeedRunner;
+import io.gnomon.feed.FeedRunnerConfig;
+import io.gnomon.feed.FeedStart;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.DoubleSupplier;
+
+/**
+ * Gnomon's own feed measurements on the backlog the group wrote: the change set read inside the server, one page of
+ * everything through {@code gnomon.feed_read}, the drain in pages of 1,000, and the write path while a consumer runs.
+ */
+final class FeedMetrics {
+  private final FeedRun run;
+  private final Details log;
+
+  FeedMetrics(FeedRun run) {
+    this.run = run;
+    this.log = run.log();
+  }
+
+  /**
+   * changeset_rows_per_s: {@code count(*)} over the table's change function between the consumers' start and the
+   * last tick, images off (the rows the feed would page through, before any window or page logic); and, as
+   * evidence, the same with each row's key built ({@code count(key)}).
+   */
+  List<Metric> changeset() throws SQLException {
+    String fn = Db.text(run.c(), "select format('gnomon_t.%I', gnomon.object_name(base_name, '_changes'))"
+        + " from gnomon.tracked_table");
+    String args = "(?::pg_snapshot, ?::pg_snapshot, ?::pg_snapshot, false)";
+    String count = "select count(*) from " + fn + args;
+    String keys = "select count(key) from " + fn + args;
+    Db.exec(run.c(), "set jit = off"); // a 50 ms query should not pay for compilation; say so in the report
+    List<double[]> plain = new ArrayList<>();
+    List<double[]> withKeys = new ArrayList<>();
+    for (int r = 0; r < run.sizes().repeats(); r++) {
+      plain.add(new double[] {rowsPerSecond(count), Double.NaN});
+      withKeys.add(new double[] {rowsPerSecond(keys), Double.NaN});
+    }
+    explain("plan of the change set (images off)", "explain (analyze, buffers) " + count);
+    Db.exec(run.c(), "reset jit");
+    String over = String.format(Locale.ROOT, "%,d versions in %d batches", run.sizes().versions(),
+        run.sizes().batches());
+    return List.of(
+        FeedRun.valueMetric("changeset_rows_per_s", "rows/s", plain, new Target(Target.Kind.AT_LEAST, 2_000_000, true),
+            "select count(*) from the table's _changes(start, last tick, start, images off), " + over
+                + ", jit off, server side"),
+        FeedRun.valueMetric("changeset_keys_rows_per_s", "rows/s", withKeys, null,
+            "the same with each row's key built as jsonb (count(key))"));
+  }
+
+  private double rowsPerSecond(String sql) {
+    try (PreparedStatement ps = run.c().prepareStatement(sql)) {
+      ps.setString(1, run.start());
+      ps.setString(2, run.end());
+      ps.setString(3, run.start());
+      long t0 = System.nanoTime();
+      long rows;
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        rows = rs.getLong(1);
+      }
+      double s = (System.nanoTime() - t0) / 1e9;
+      run.expect("change set", rows);
+      log.log("change set %-42s %,9.0f rows/s (%.0f ms)", sql.substring(7, Math.min(sql.length(), 40)), rows / s,
+          s * 1e3);
+      return rows / s;
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * feed_read_sql_*_rows_per_s: {@code gnomon.feed_read(consumer, versions)} in one call, images off and on,
+   * counted in the server (never acknowledged, so every repeat reads the same page): the SQL feed without Java.
+   */
+  List<Metric> sqlPages(String noImages, String images) {
+    List<double[]> off = new ArrayList<>();
+    List<double[]> on = new ArrayList<>();
+    int v = run.sizes().versions();
+    for (int r = 0; r < Math.min(3, run.sizes().repeats()); r++) {
+      off.add(new double[] {sqlPage(noImages, v), Double.NaN});
+      on.add(new double[] {sqlPage(images, v), Double.NaN});
+    }
+    return List.of(
+        FeedRun.valueMetric("feed_read_sql_no_images_rows_per_s", "rows/s", off, null,
+            "select count(*) from gnomon.feed_read(consumer, " + v + "): the whole backlog as one page, images off"),
+        FeedRun.valueMetric("feed_read_sql_images_rows_per_s", "rows/s", on, null,
+            "the same with old and new images (jsonb), still counted in the server"));
+  }
+
+  private double sqlPage(String consumer, int versions) {
+    String sql = "select count(*) from gnomon.feed_read(" + Db.literal(consumer) + ", " + versions + ") where op <> 'h'";
+    double ms = Db.timeMillis(run.c(), sql);
+    run.expect("feed_read of " + consumer, (long) Db.number(run.c(), sql));
+    log.log("feed_read %-12s one page of everything %,9.0f rows/s (%.0f ms)", consumer, versions / (ms / 1e3), ms);
+    return versions / (ms / 1e3);
+  }
+
+  /**
+   * drain_152k_pages_1000_s: a consumer with images drains {@code drainEvents} changes through the Java API in pages
+   * of 1,000 ({@code Feed.poll}, each event to JSON, {@code Feed.ack}); a quick run drains fewer and scales the time
+   * to 152,000. Also writes the plan of one page's query (auto_explain) to the details.
+   */
+  Metric drain(FeedConsumers consumers, List<String> names) {
+    explainPage(names.get(names.size() - 1));
+    List<double[]> runs = new ArrayList<>();
+    int events = run.sizes().drainEvents();
+    double scale = 152_000.0 / events;
+    double perPage = 0;
+    for (String name : names) {
+      FeedConsumers.Consumption d = consumers.gnomon(run.feed(), run.c(), name, 1000, events);
+      log.log("drain %s: %,d events in %d pages, %.1f s (%.0f ms per page)", name, d.events(), d.pages(), d.seconds(),
+          d.secondsPerPage() * 1e3);
+      runs.add(new double[] {d.seconds() * scale, Double.NaN});
+      perPage = d.secondsPerPage();
+    }
+    return FeedRun.valueMetric("drain_152k_pages_1000_s", "s", runs, Target.valueAtMost(5.0),
+        String.format(Locale.ROOT, "Java consumer, images and JSON, poll+ack pages of 1,000 in batches of %,d"
+            + " (one tick per %,d versions); about %.0f ms per page%s", FeedSetup.TICK_EVERY, FeedSetup.TICK_EVERY,
+            perPage * 1e3, scale == 1 ? "" : String.format(Locale.ROOT, "; quick: %,d events, scaled to 152,000",
+                events)));
+  }
+
+  /** The plan of the query behind one page of 1,000 (the first page of {@code consumer}, which is not moved). */
+  private void explainPage(String consumer) {
+    try (Statement st = run.c().createStatement()) {
+      st.execute("load 'auto_explain'");
+      st.execute("set auto_explain.log_min_duration = 0");
+      st.execute("set auto_explain.log_analyze = on");
+      st.execute("set auto_explain.log_buffers = on");
+      st.execute("set auto_explain.log_nested_statements = on");
+      st.execute("set client_min_messages = log");
+      st.clearWarnings();
+      st.executeQuery("select count(*) from gnomon.feed_read(" + Db.literal(consumer) + ", 1000)").close();
+      StringBuilder plans = new StringBuilder();
+      for (SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
+        plans.append(w.getMessage()).append("\n\n");
+      }
+      st.execute("reset client_min_messages");
+      st.execute("set auto_explain.log_min_duration = -1");
+      log.section("plans inside one gnomon.feed_read page of 1,000 with images (auto_explain, nested statements)",
+          plans.toString());
+    } catch (SQLException e) {
+      log.log("no plan of a feed_read page: %s", e.getMessage());
+    }
+  }
+
+  /**
+   * tracked_update_with_feed_consumer_vs_without: pgbench single-row UPDATE tps (1 client) on the tracked table with
+   * the ticker running, while a {@link FeedRunner} (default configuration: pages of 1,000, images, each event to
+   * JSON) drains continuously, against the same without a consumer. Alternating order; checkpoint before each run.
+   */
+  Metric updateWithConsumer(ObjectMapper mapper) {
+    Budget budget = run.budget();
+    try (Gnomon gnomon = Gnomon.open(run.pg().dataSource(FeedSetup.DB))) {
+      gnomon.startTicker();
+      int[] n = {0};
+      DoubleSupplier with = () -> updateTps(true, "live_" + n[0]++, mapper);
+      DoubleSupplier without = () -> updateTps(false, null, mapper);
+      List<double[]> runs = Paired.alternate(budget.repeats(), with, without);
+      return Metric.paired("tracked_update_with_feed_consumer_vs_without", "tps", runs, Target.atLeast(0.95),
+          "pgbench -M prepared, 1 client, " + budget.pgbenchSeconds() + " s per run, single-row UPDATE of a random"
+              + " aid on the tracked table, ticker every 1 s on both sides; with: a FeedRunner (defaults: pages of"
+              + " 1,000, idle 250 ms) with images, each event to JSON");
+    }
+  }
+
+  private double updateTps(boolean withConsumer, String name, ObjectMapper mapper) {
+    Feed feed = run.feed();
+    Db.exec(run.c(), "checkpoint");
+    FeedRunner runner = null;
+    AtomicLong bytes = new AtomicLong();
+    if (withConsumer) {
+      feed.register(name, List.of(FeedSetup.TRACKED), FeedStart.now(), true);
+      runner = feed.start(name, page -> {
+        for (ChangeEvent e : page.events()) {
+          bytes.addAndGet(mapper.writeValueAsBytes(e).length);
+        }
+      }, FeedRunnerConfig.defaults());
+    }
+    try {
+      Pgbench.Result r = run.pgbench().script(FeedSetup.DB, "feed_update", WriteMetrics.UPDATE_SCRIPT, 1,
+          run.budget().pgbenchSeconds(), Map.of(), Map.of());
+      if (runner != null) {
+        long handled = runner.eventsHandled();
+        log.log("update 1c with a consumer    %9.0f tps; the consumer handled %,d of %,d versions during the run"
+                + " (%.0f%%, %,d pages; it trails by a tick by design)", r.tps(), handled, r.transactions(),
+            100.0 * handled / Math.max(1, r.transactions()), runner.pagesHandled());
+      } else {
+        log.log("update 1c without a consumer %9.0f tps", r.tps());
+      }
+      return r.tps();
+    } finally {
+      if (runner != null) {
+        runner.close();
+        if (runner.failure().isPresent()) {
+          throw new IllegalStateException("the feed consumer failed: " + runner.failure().get(), runner.failure().get());
+        }
+        feed.unregister(name);
+      }
+    }
+  }
+
+  /** EXPLAIN output of one statement with the run's start and end snapshots bound, into the details. */
+  private void explain(String title, String sql) throws SQLException {
+    StringBuilder plan = new StringBuilder();
+    try (PreparedStatement ps = run.c().prepareStatement(sql)) {
+      ps.setString(1, run.start());
+      ps.setString(2, run.end());
+      ps.setString(3, run.start());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          plan.append(rs.getString(1)).append('\n');
+        }
+      }
+    }
+    log.section(title, plan.toString());
+  }
+
+  static Duration seconds(double s) {
+    return Duration.ofMillis(Math.round(s * 1e3));
+  }
+}
