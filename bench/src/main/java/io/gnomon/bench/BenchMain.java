@@ -14,7 +14,7 @@ import java.util.Set;
  * write-read} only).
  */
 public final class BenchMain {
-  static final List<String> GROUPS = List.of("write-read", "jmh", "experiments");
+  static final List<String> GROUPS = List.of("write-read", "jmh", "experiments", "feed");
 
   private BenchMain() {}
 
@@ -70,6 +70,8 @@ public final class BenchMain {
         }
       case "jmh":
         return JmhGroup.run(budget, out);
+      case "feed":
+        return FeedGroup.run(budget, out, System.out);
       case "experiments":
         try (PgCluster pg = BenchCluster.start()) {
           return ExperimentsGroup.run(pg, budget, out, System.out);
