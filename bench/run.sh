@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Reproduces the figures in docs/performance.md: bench/run.sh [--quick] [GROUP...]
 #
-# Groups: write-read (tracked vs untracked pgbench_accounts, pgbench and server-side loops) and jmh
-# (CoordinateBenchmark). Without groups, all of them; --quick runs short measurements for a smoke test
+# Groups: write-read (tracked vs untracked pgbench_accounts, pgbench and server-side loops), jmh
+# (CoordinateBenchmark), experiments, and feed (the change feed vs PgQ and wal2json, which this script installs
+# from Debian when missing). Without groups, all of them; --quick runs short measurements for a smoke test
 # (write-read only unless groups are named) in about three minutes. Each group writes
 # target/bench/GROUP.json (and GROUP.txt with plans and WAL breakdowns) under the repository root.
 #
@@ -55,9 +56,15 @@ cp_string="$(IFS=':'; echo "${cp_entries[*]}")"
 cd "$root"
 # what is measured: the commit, and whether the SQL or Java that bench runs differed from it
 revision="$(git log -1 --format='%h %cI' 2> /dev/null || echo unknown)"
-if [[ -n "$(git status --porcelain -- gnomon-sql/src/main/resources gnomon-core/src/main 2> /dev/null)" ]]; then
-  revision="$revision, with uncommitted changes to the SQL or to gnomon-core"
+if [[ -n "$(git status --porcelain -- gnomon-sql/src/main/resources gnomon-core/src/main gnomon-feed/src/main 2> /dev/null)" ]]; then
+  revision="$revision, with uncommitted changes to the SQL, gnomon-core or gnomon-feed"
 fi
 export GNOMON_BENCH_REVISION="$revision"
+# the feed group compares with PgQ and wal2json from Debian: install them here when missing (never from tests)
+if [[ $# -eq 0 || " $* " == *" feed "* ]]; then
+  GNOMON_BENCH_FEED_PEERS="$("$root/bench/scripts/install-feed-peers.sh")"
+  export GNOMON_BENCH_FEED_PEERS
+  echo "bench: feed peers: ${GNOMON_BENCH_FEED_PEERS//$'\n'/; }" >&2
+fi
 echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); measuring $revision" >&2
 exec java -Xmx1g -Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp "$cp_string" io.gnomon.bench.BenchMain --out "$root/target/bench" "$@"
