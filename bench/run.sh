@@ -31,8 +31,11 @@ needs_build() {
 
 if needs_build; then
   command -v mvn > /dev/null || { echo "bench: Maven (mvn) is needed to build Gnomon" >&2; exit 1; }
-  echo "bench: building bench and the modules it needs (mvn -q -B install -DskipTests -pl bench -am)..." >&2
-  (cd "$root" && mvn -q -B install -DskipTests -pl bench -am >&2) \
+  # only the main code of bench and the modules it depends on: their tests are not run here, so not compiled either
+  build=(mvn -q -B install -DskipTests -Dmaven.test.skip=true -pl bench -am)
+  echo "bench: building (${build[*]})..." >&2
+  # a second try when another build on this machine was rewriting the same target directories
+  (cd "$root" && { "${build[@]}" >&2 || { sleep 5 && "${build[@]}" >&2; }; }) \
     || { echo "bench: the build failed; see above." >&2; exit 1; }
   touch "$classpath_file"
 fi
