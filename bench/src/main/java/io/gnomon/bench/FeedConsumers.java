@@ -28,8 +28,16 @@ final class FeedConsumers {
     this.mapper = mapper;
   }
 
-  /** What one consumer run did. */
-  record Consumption(long events, long pages, long jsonBytes, double seconds) {
+  /**
+   * What one consumer run did.
+   *
+   * @param events changes read
+   * @param pages batches (pages, calls) it took
+   * @param jsonBytes bytes of JSON written
+   * @param seconds wall-clock time of the whole run
+   * @param jsonSeconds the part of it spent turning changes into JSON in Java (the rest: the database and JDBC)
+   */
+  record Consumption(long events, long pages, long jsonBytes, double seconds, double jsonSeconds) {
     double rowsPerSecond() {
       return events / seconds;
     }
@@ -47,13 +55,16 @@ final class FeedConsumers {
     long n = 0;
     long pages = 0;
     long bytes = 0;
+    long json = 0;
     long t0 = System.nanoTime();
     try {
       while (n < events) {
         FeedPage page = feed.poll(c, consumer, (int) Math.min(pageSize, events - n));
+        long j0 = System.nanoTime();
         for (ChangeEvent e : page.events()) {
           bytes += mapper.writeValueAsBytes(e).length;
         }
+        json += System.nanoTime() - j0;
         n += page.size();
         pages++;
         if (page.advances()) {
@@ -66,7 +77,8 @@ final class FeedConsumers {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
-    return checked("Gnomon", n, events, new Consumption(n, pages, bytes, (System.nanoTime() - t0) / 1e9));
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    return checked("Gnomon", n, events, new Consumption(n, pages, bytes, seconds, json / 1e9));
   }
 
   /**
@@ -77,6 +89,7 @@ final class FeedConsumers {
     long n = 0;
     long pages = 0;
     long bytes = 0;
+    long json = 0;
     long t0 = System.nanoTime();
     c.setAutoCommit(false);
     try (PreparedStatement next = c.prepareStatement("select pgq.next_batch(?, ?)");
@@ -98,7 +111,9 @@ final class FeedConsumers {
         get.setLong(1, batch);
         try (ResultSet rs = get.executeQuery()) {
           while (rs.next()) {
+            long j0 = System.nanoTime();
             bytes += pgqEnvelope(rs).length;
+            json += System.nanoTime() - j0;
             n++;
           }
         }
@@ -111,7 +126,8 @@ final class FeedConsumers {
       c.rollback();
       c.setAutoCommit(true);
     }
-    return checked("PgQ", n, events, new Consumption(n, pages, bytes, (System.nanoTime() - t0) / 1e9));
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    return checked("PgQ", n, events, new Consumption(n, pages, bytes, seconds, json / 1e9));
   }
 
   /**
@@ -122,6 +138,7 @@ final class FeedConsumers {
     long n = 0;
     long pages = 0;
     long bytes = 0;
+    long json = 0;
     long t0 = System.nanoTime();
     try (PreparedStatement get = c.prepareStatement("select data from pg_logical_slot_get_changes(?, null, ?,"
         + " 'format-version', '2', 'include-xids', 'true', 'include-transaction', 'false',"
@@ -132,7 +149,10 @@ final class FeedConsumers {
         long before = n;
         try (ResultSet rs = get.executeQuery()) {
           while (rs.next()) {
-            bytes += wal2jsonEnvelope(rs.getString(1)).length;
+            String data = rs.getString(1);
+            long j0 = System.nanoTime();
+            bytes += wal2jsonEnvelope(data).length;
+            json += System.nanoTime() - j0;
             n++;
           }
         }
@@ -143,7 +163,8 @@ final class FeedConsumers {
         }
       }
     }
-    return checked("wal2json", n, events, new Consumption(n, pages, bytes, (System.nanoTime() - t0) / 1e9));
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    return checked("wal2json", n, events, new Consumption(n, pages, bytes, seconds, json / 1e9));
   }
 
   private static Consumption checked(String who, long n, long expected, Consumption c) {

@@ -163,7 +163,8 @@ final class FeedGroup {
     }
     if (noW2j.isEmpty()) {
       rows.add(Metric.single("write_tracked_vs_logical_s", gnomonWrite, "s", w2jWrite, null, "the same writes:"
-          + " Gnomon's trigger vs an untracked table with REPLICA IDENTITY FULL (what logical decoding costs a write)"));
+          + " Gnomon's trigger vs an untracked table with REPLICA IDENTITY FULL (what logical decoding costs a"
+          + " write)"));
     }
     return rows;
   }
@@ -188,9 +189,9 @@ final class FeedGroup {
         }
         d = consumers.wal2json(run.c(), slots.get(r), PAGE, events);
     }
-    run.log().log("consume %-9s repeat %d: %,9.0f rows/s (%,d events, %d batches, %.2f s, %.0f JSON bytes per event)",
-        new String[] {"Gnomon", "PgQ", "wal2json"}[system], r, d.rowsPerSecond(), d.events(), d.pages(), d.seconds(),
-        (double) d.jsonBytes() / d.events());
+    run.log().log("consume %-9s repeat %d: %,9.0f rows/s (%,d events, %d batches, %.2f s of which %.2f s to JSON in"
+            + " Java; %.0f JSON bytes per event)", new String[] {"Gnomon", "PgQ", "wal2json"}[system], r,
+        d.rowsPerSecond(), d.events(), d.pages(), d.seconds(), d.jsonSeconds(), (double) d.jsonBytes() / d.events());
     return d.rowsPerSecond();
   }
 

@@ -13,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -105,7 +104,8 @@ final class FeedMetrics {
   }
 
   private double sqlPage(String consumer, int versions) {
-    String sql = "select count(*) from gnomon.feed_read(" + Db.literal(consumer) + ", " + versions + ") where op <> 'h'";
+    String sql = "select count(*) from gnomon.feed_read(" + Db.literal(consumer) + ", " + versions + ")"
+        + " where op <> 'h'";
     double ms = Db.timeMillis(run.c(), sql);
     run.expect("feed_read of " + consumer, (long) Db.number(run.c(), sql));
     log.log("feed_read %-12s one page of everything %,9.0f rows/s (%.0f ms)", consumer, versions / (ms / 1e3), ms);
@@ -150,7 +150,12 @@ final class FeedMetrics {
       st.executeQuery("select count(*) from gnomon.feed_read(" + Db.literal(consumer) + ", 1000)").close();
       StringBuilder plans = new StringBuilder();
       for (SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
-        plans.append(w.getMessage()).append("\n\n");
+        for (String line : w.getMessage().split("\n")) {
+          // the page's version lists are bound as arrays of up to 1,000 numbers: keep each line readable
+          plans.append(line.length() > 400 ? line.substring(0, 400) + " …(" + line.length() + " characters)" : line)
+              .append('\n');
+        }
+        plans.append('\n');
       }
       st.execute("reset client_min_messages");
       st.execute("set auto_explain.log_min_duration = -1");
@@ -210,7 +215,8 @@ final class FeedMetrics {
       if (runner != null) {
         runner.close();
         if (runner.failure().isPresent()) {
-          throw new IllegalStateException("the feed consumer failed: " + runner.failure().get(), runner.failure().get());
+          Throwable failure = runner.failure().get();
+          throw new IllegalStateException("the feed consumer failed: " + failure, failure);
         }
         feed.unregister(name);
       }
@@ -231,9 +237,5 @@ final class FeedMetrics {
       }
     }
     log.section(title, plan.toString());
-  }
-
-  static Duration seconds(double s) {
-    return Duration.ofMillis(Math.round(s * 1e3));
   }
 }
