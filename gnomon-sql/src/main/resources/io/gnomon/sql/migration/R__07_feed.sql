@@ -108,6 +108,11 @@ declare
   q text;
   n integer;
   batch_left bigint;
+  xids xid8[];
+  vids bigint[];
+  tkeys bigint[];
+  first_xid xid8;
+  first_tkey bigint;
   emitted boolean := false;
   lag interval;
 begin
@@ -140,35 +145,56 @@ begin
       raise exception using errcode = 'GN032', message = format('tick %s of consumer %L is no longer retained', t, consumer_name);
     end if;
     select k.tick_id, k.snapshot, k.tick_at into cur_id, cur, cur_at from gnomon.tick k where k.tick_id > t order by k.tick_id limit 1;
-    -- the batch, ordered; each row knows where its transaction ends in the running count
-    return query execute format($q$
-      with b as (
-        select u.*, max(u.vid) over (partition by u.xid) as tkey
-          from (%s) u
+    -- the batch's transactions in order (by their largest version key), with what is left of each after the
+    -- position, counted without row images: the whole transactions that fit in the page, and the first one
+    xids := '{}'; tkeys := '{}'; vids := '{}';
+    execute format($q$
+      with x as (
+        select u.xid, max(u.vid) as tkey, count(*) as n, count(*) filter (where u.vid > $6) as n_after
+          from (%s) u group by u.xid
       ), o as (
-        select b.*, count(*) over (order by b.tkey range between unbounded preceding and current row) as upto_txn,
-               row_number() over (order by b.tkey, b.vid) as rn, count(*) over () as total
-          from b where (b.tkey, b.vid) > ($5, $6)
-      ), pick as (
-        -- whole transactions that fit; a transaction larger than the page is split only when it opens the page
-        select o.* from o
-         where o.upto_txn <= $7 or (not $11 and o.rn <= $7 and not exists (select 1 from o f where f.upto_txn <= $7))
+        select x.xid, x.tkey, case when x.tkey = $5 then x.n_after else x.n end as n_left from x where x.tkey >= $5
+      ), r as (
+        select o.*, sum(o.n_left) over (order by o.tkey) as upto, row_number() over (order by o.tkey) as k
+          from o where o.n_left > 0
       )
-      select case when p.rn = (select max(rn) from pick) and (select max(rn) from pick) = p.total
-                  then format('v1:%%s:0:0', $8) else format('v1:%%s:%%s:%%s', $9, p.tkey, p.vid) end,
-             $8, $10, p.xid, p.tkey, p.vid, p.table_name,
-             case p.op when 'I' then 'c' when 'U' then 'u' else 'd' end, p.key, p.before, p.after
-        from pick p order by p.tkey, p.vid$q$, q)
-      using prev, cur, c.start_snapshot, c.with_images, tk, v, remaining, cur_id, t, cur_at, emitted;
-    get diagnostics n = row_count;
+      select coalesce((select array_agg(r.xid order by r.tkey) from r where r.upto <= $7), '{}'),
+             coalesce((select array_agg(r.tkey order by r.tkey) from r where r.upto <= $7), '{}'),
+             (select r.xid from r where r.k = 1), (select r.tkey from r where r.k = 1),
+             coalesce((select sum(r.n_left) from r), 0)$q$, q)
+      into xids, tkeys, first_xid, first_tkey, batch_left using prev, cur, c.start_snapshot, false, tk, v, remaining;
+    if cardinality(xids) = 0 and first_xid is not null and not emitted then
+      -- a transaction larger than the page is split, only when it opens the page
+      xids := array[first_xid]; tkeys := array[first_tkey];
+    end if;
+    if cardinality(xids) > 0 then
+      -- the versions of the picked transactions after the position, in order, at most the rest of the page
+      execute format($q$
+        select coalesce(array_agg(s.vid order by s.tkey, s.vid), '{}'), coalesce(array_agg(s.tkey order by s.tkey, s.vid), '{}')
+          from (select u.vid, p.tkey
+                  from unnest($5::xid8[], $6::bigint[]) p(xid, tkey)
+                  join (%s) u on u.xid = p.xid
+                 where u.xid = any ($5::xid8[]) and (p.tkey, u.vid) > ($7, $8)
+                 order by p.tkey, u.vid limit $9) s$q$, q)
+        into vids, tkeys using prev, cur, c.start_snapshot, false, xids, tkeys, tk, v, remaining;
+    end if;
+    n := cardinality(vids);
     if n > 0 then
+      -- the picked versions with their images: the filter on vid reaches each table's scan (the _changes functions
+      -- are inlined), so images are built for this page's versions only, not for the whole batch
+      return query execute format($q$
+        select case when p.i = $7 and $7 = $11 then format('v1:%%s:0:0', $8) else format('v1:%%s:%%s:%%s', $9, p.tkey, p.vid) end,
+               $8, $10, u.xid, p.tkey, p.vid, u.table_name,
+               case u.op when 'I' then 'c' when 'U' then 'u' else 'd' end, u.key, u.before, u.after
+          from unnest($5::bigint[], $6::bigint[]) with ordinality p(vid, tkey, i)
+          join (%s) u on u.vid = p.vid
+         where u.vid = any ($5::bigint[])
+         order by p.i$q$, q)
+        using prev, cur, c.start_snapshot, c.with_images, vids, tkeys, n, cur_id, t, cur_at, batch_left;
       emitted := true;
     end if;
     remaining := remaining - n;
     -- did this page take the rest of the batch? Then the next one starts after it.
-    execute format('select count(*) from (select u.vid, max(u.vid) over (partition by u.xid) as tkey from (%s) u) b'
-                   ' where (b.tkey, b.vid) > ($5, $6)', q)
-      into batch_left using prev, cur, c.start_snapshot, false, tk, v;
     if batch_left > n then
       exit; -- page full inside this batch
     end if;
