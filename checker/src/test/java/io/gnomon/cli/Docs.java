@@ -8,7 +8,8 @@ import java.util.List;
 final class Docs {
   /** The Markdown files whose runnable examples the tests run, in reading order. */
   static final List<String> FILES = List.of(
-      "README.md", "docs/concepts.md", "docs/sql-reference.md", "docs/java-api.md", "docs/operations.md");
+      "README.md", "docs/concepts.md", "docs/sql-reference.md", "docs/java-api.md", "docs/operations.md",
+      "docs/feed.md");
 
   private Docs() {}
 

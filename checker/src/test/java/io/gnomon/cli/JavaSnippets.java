@@ -33,6 +33,7 @@ final class JavaSnippets {
   /** What every example may use without importing it. */
   static final List<String> IMPORTS = List.of(
       "import io.gnomon.*;",
+      "import io.gnomon.feed.*;",
       "import io.gnomon.cli.DocsTables.AccountRecord;",
       "import java.math.BigDecimal;",
       "import java.sql.Connection;",
