@@ -69,6 +69,9 @@ class ScalarStrategiesTest {
     // the intermediate ours + theirs overflows a long, the result does not
     resolvesBothWays(Strategies.counter(), ColumnType.int8(), Long.MAX_VALUE - 1, Long.MAX_VALUE, Long.MAX_VALUE - 2,
         Long.MAX_VALUE - 1);
+    // found by the fuzzer: theirs − base overflows a long, the result does not
+    resolvesBothWays(Strategies.counter(), ColumnType.int8(), -3L, -1L, Long.MAX_VALUE - 2, Long.MAX_VALUE);
+    resolvesBothWays(Strategies.counter(), ColumnType.int8(), 4L, 1L, Long.MIN_VALUE + 3, Long.MIN_VALUE);
     conflictsBothWays(Strategies.counter(), ColumnType.numeric(5, 2), new BigDecimal("500.00"),
         new BigDecimal("999.00"), new BigDecimal("600.00"));
     resolvesBothWays(Strategies.counter(), ColumnType.numeric(5, 2), new BigDecimal("500.00"),

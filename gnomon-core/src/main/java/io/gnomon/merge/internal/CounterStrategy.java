@@ -48,6 +48,9 @@ public final class CounterStrategy implements Strategy {
         return new Resolved(r);
       }
       BigInteger exact = BigInteger.valueOf(o).add(BigInteger.valueOf(t)).subtract(BigInteger.valueOf(b));
+      if (exact.bitLength() < 64 && exact.longValue() >= type.minValue() && exact.longValue() <= type.maxValue()) {
+        return new Resolved(exact.longValue()); // only an intermediate step overflowed a long
+      }
       return conflict(column, base, ours, theirs, "counter: " + b + " + (" + o + " − " + b + ") + (" + t + " − " + b
           + ") = " + exact + " is outside the range of " + type + " [" + type.minValue() + ", " + type.maxValue() + "]");
     }
