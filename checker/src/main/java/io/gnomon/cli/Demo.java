@@ -60,6 +60,7 @@ final class Demo {
         readFromJava(c, gnomon, before);
         readAsOfTime(c, gnomon);
         checkpoint(c, before);
+        new DemoFeedStep(dataSource, t).run(c);
         errors(c, gnomon, before);
       } finally {
         gnomon.close();

@@ -41,8 +41,9 @@ final class DemoCommand implements Command {
         (/usr/lib/postgresql/*/bin; as root they run as the postgres OS user), installs Gnomon into a new
         database, and walks through it step by step: track a table, capture a coordinate, change rows,
         read the table as of the coordinate and as of a time (SQL, JDBC and jOOQ), run the ticker, take a
-        checkpoint, and see Gnomon's errors with their SQLSTATEs. Every statement is printed with what it
-        returned. The demo checks its own results and the cluster is removed when it ends.
+        checkpoint, follow the changes with a change-feed consumer (events as JSON), and see Gnomon's errors
+        with their SQLSTATEs. Every statement is printed with what it returned. The demo checks its own
+        results and the cluster is removed when it ends.
 
         With GNOMON_JDBC_URL set (jdbc:postgresql://host:port/db?user=..&password=.., a superuser), it uses
         that server instead, in a database gnomon_demo_<random> that it creates and drops.

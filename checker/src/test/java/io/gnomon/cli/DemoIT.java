@@ -76,6 +76,27 @@ class DemoIT {
   }
 
   @Test
+  void showsTheChangeFeedInSqlAndAsJson() {
+    List<String> page = resultOf("select event_position, op, key, before, after from gnomon.feed_read('demo', 10);");
+    assertEquals(6, page.size(), demo.all());
+    assertTrue(page.get(2).matches(" v1:\\d+:\\d+:\\d+ +\\| u +\\| \\{\"id\": 3\\}.*\"balance\": 999.00.*\"balance\": 1004.00.*"),
+        page.get(2) + "\n" + demo.all());
+    assertTrue(page.get(3).contains("| c  | {\"id\": 5}"), demo.all());
+    assertTrue(page.get(4).contains("| d  | {\"id\": 4}"), demo.all());
+    assertTrue(demo.out().contains("jshell> Feed feed = Feed.open(dataSource);"), demo.all());
+    List<String> json = lines.stream().filter(l -> l.startsWith("  {\"id\":\"v1:")).toList();
+    assertEquals(3, json.size(), demo.all());
+    assertTrue(json.get(0).contains("\"op\":\"u\""), json.get(0));
+    assertTrue(json.get(0).contains("\"source\":{\"version\":\"1\",\"connector\":\"gnomon\""), json.get(0));
+    assertTrue(json.get(0).contains("\"table\":\"account\""), json.get(0));
+    assertTrue(json.get(0).contains("\"key\":{\"id\":3}"), json.get(0));
+    assertTrue(json.get(1).contains("\"before\":null,\"after\":{"), json.get(1));
+    assertTrue(json.get(2).contains("\"after\":null"), json.get(2));
+    assertEquals(List.of(" count", "-------", "     0", "(1 row)"),
+        resultOf("select count(*) from gnomon.feed_read('demo', 10);"), demo.all());
+  }
+
+  @Test
   void showsErrorsWithTheirSqlstate() {
     assertTrue(demo.out().contains("ERROR:  table audit_log has no primary key"), demo.all());
     assertTrue(demo.out().contains("-- SQLSTATE GN003 (NO_PRIMARY_KEY)"), demo.all());
