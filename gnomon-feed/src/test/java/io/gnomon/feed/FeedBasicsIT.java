@@ -165,6 +165,16 @@ class FeedBasicsIT extends FeedTestBase {
   }
 
   @Test
+  void aKeyChangeIsADeleteAndACreateAndTruncateDeletesEveryRow() throws Exception {
+    trackedTable("rekey");
+    feed().register("rekey", List.of("public.rekey"));
+    sql("insert into rekey values (1, 'a'), (2, 'b')", "update rekey set id = 10 where id = 1",
+        "truncate rekey");
+    tick();
+    assertEquals(List.of("c:1:a", "c:2:b", "d:1:a", "c:10:a", "d:2:b", "d:10:a"), brief(drain("rekey", 10)));
+  }
+
+  @Test
   void largeToastedValuesAreDeliveredWhole() throws Exception {
     sql("create table doc (id integer primary key, title text, body text)");
     gnomon().track("public.doc");
