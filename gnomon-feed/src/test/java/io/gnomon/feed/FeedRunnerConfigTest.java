@@ -33,6 +33,22 @@ class FeedRunnerConfigTest {
   }
 
   @Test
+  void theKnobTableOfDocsFeedMdListsEveryKnobWithItsDefault() throws Exception {
+    String all = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "feed.md"));
+    int table = all.indexOf("| knob | default | meaning |");
+    assertTrue(table >= 0, "docs/feed.md has no knob table");
+    String doc = all.substring(table, all.indexOf("\n## ", table));
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("(?m)^\\| `(\\w+)` \\| ([^|]+) \\| ([^|]+) \\|$").matcher(doc);
+    java.util.Map<String, String> documented = new java.util.TreeMap<>();
+    while (m.find()) {
+      documented.put(m.group(1), m.group(2).strip() + " — " + m.group(3).strip());
+    }
+    assertEquals(new java.util.TreeMap<>(FeedRunnerConfig.KNOBS), documented,
+        "the knob table of docs/feed.md against FeedRunnerConfig.KNOBS");
+  }
+
+  @Test
   void buildReportsEveryProblemAtOnce() {
     InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> FeedRunnerConfig.builder()
         .pageSize(0).idleInterval(null).initialBackoff(Duration.ofSeconds(10)).maxBackoff(Duration.ofSeconds(1))
