@@ -118,4 +118,14 @@ class ScalarStrategiesTest {
     org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
         () -> ColumnType.arrayOf(ColumnType.json()));
   }
+
+  /** The example of docs/java-api.md, section Merges, with what it prints. */
+  @Test
+  void javaApiExample() {
+    Column balance = Column.of("balance", ColumnType.int4());
+    Resolution r = Merge.column(balance, Strategies.counter(), 100L, 70L, 125L);
+    assertEquals("Resolved[value=95]", r.toString());
+    Resolution overflow = Merge.column(Column.of("n", ColumnType.int2()), Strategies.counter(), 32000L, 32700L, 32100L);
+    assertTrue(overflow.isConflict());
+  }
 }
