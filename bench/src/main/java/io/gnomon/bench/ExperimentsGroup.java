@@ -52,6 +52,7 @@ final class ExperimentsGroup {
       rows.addAll(readVariants(c, budget, log, asOf, history));
       rows.addAll(triggerVariants(c, budget, log, trigger, history, sequence));
       rows.add(compressedWal(c, budget, log));
+      rows.add(keyOnlyIndex(c, log, history));
     } catch (SQLException e) {
       throw new IllegalStateException(e.getMessage(), e);
     } finally {
@@ -196,6 +197,25 @@ final class ExperimentsGroup {
             + " baseline: wal_compression=off");
     log.log("WAL per update after a checkpoint: lz4 %.0f B, off %.0f B", m.value(), m.baseline());
     return m;
+  }
+
+  /**
+   * The history index on the key alone instead of (key, g_vid): B-tree deduplication can then keep a
+   * key's versions in one posting list. Bytes of index per version, built on the same history.
+   */
+  private static Metric keyOnlyIndex(Connection c, Details log, String history) {
+    Db.exec(c, "create index bench_h_key_only on " + history + " (aid)");
+    String leaves = "from pg_partition_tree(" + Db.literal(history) + ") p join pg_index i on i.indrelid = p.relid"
+        + " where p.isleaf and pg_get_indexdef(i.indexrelid) ~ ";
+    double versions = Db.number(c, "select count(*) from " + history);
+    double keyOnly = Db.number(c, "select sum(pg_relation_size(i.indexrelid)) " + leaves + "'\\(aid\\)$'") / versions;
+    double today = Db.number(c, "select sum(pg_relation_size(i.indexrelid)) " + leaves + "'\\(aid, g_vid\\)$'") / versions;
+    Db.exec(c, "drop index gnomon_t.bench_h_key_only");
+    log.log("history index bytes per version: (aid) %.1f B, (aid, g_vid) %.1f B, over %.0f versions", keyOnly, today,
+        versions);
+    return Metric.single("exp_history_index_key_only_bytes_per_version_vs_today", keyOnly, "bytes", today, null,
+        "pg_relation_size of a fresh btree on (aid) over the history partitions per version; baseline: today's"
+            + " (aid, g_vid) index, grown by the writes");
   }
 
   private static DoubleSupplier withTrigger(Connection c, String variant, String original, DoubleSupplier measure) {

@@ -15,7 +15,8 @@ import java.util.Locale;
  * @param baseline the comparison figure from the same run (median), or {@code null} when none
  * @param ratio {@code value / baseline}, or {@code null} without a baseline
  * @param ratioMin the smallest per-repeat ratio (the spread), or {@code null}
- * @param ratioMax the largest per-repeat ratio, or {@code null}
+ * @param ratioMax the largest per-repeat ratio, or {@code null} (the JSON also carries {@code
+ *     best_ratio}, see {@link #bestRatio()})
  * @param runs the per-repeat pairs {@code [value, baseline]} in the order they were measured
  * @param target the target, such as {@code <= 2.0}, or {@code null}
  * @param note how it was measured, in a few words
@@ -70,6 +71,8 @@ record Metric(
     b.append(", \"ratio\": ").append(ratio == null ? "null" : Json.number(ratio));
     b.append(", \"ratio_min\": ").append(ratioMin == null ? "null" : Json.number(ratioMin));
     b.append(", \"ratio_max\": ").append(ratioMax == null ? "null" : Json.number(ratioMax));
+    Double best = bestRatio();
+    b.append(", \"best_ratio\": ").append(best == null ? "null" : Json.number(best));
     b.append(", \"repeats\": ").append(runs.size());
     b.append(", \"runs\": [");
     for (int i = 0; i < runs.size(); i++) {
@@ -82,6 +85,23 @@ record Metric(
     b.append(", \"met\": ").append(met == null ? "null" : met.toString());
     b.append(", \"note\": ").append(note == null ? "null" : Json.string(note));
     return b.append('}').toString();
+  }
+
+  /**
+   * The ratio of the best repeat of each side (the highest throughput, or the lowest time or size):
+   * on a machine shared with other work, slowdowns only add, so the best repeats are the closest to
+   * the cost of the work itself. {@code null} with fewer than two repeats.
+   */
+  Double bestRatio() {
+    if (runs.size() < 2) {
+      return null;
+    }
+    boolean higherIsBetter = "tps".equals(unit);
+    double v = higherIsBetter ? runs.stream().mapToDouble(r -> r[0]).max().getAsDouble()
+        : runs.stream().mapToDouble(r -> r[0]).min().getAsDouble();
+    double b = higherIsBetter ? runs.stream().mapToDouble(r -> r[1]).max().getAsDouble()
+        : runs.stream().mapToDouble(r -> r[1]).min().getAsDouble();
+    return v / b;
   }
 
   /** The spread as text, {@code 0.97-1.03}, or empty. */

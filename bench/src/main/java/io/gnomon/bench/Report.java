@@ -30,14 +30,15 @@ final class Report {
   /** The rows as the Markdown table docs/performance.md shows, written to {@code GROUP.md}. */
   static void markdown(Path dir, String group, List<Metric> rows) {
     StringBuilder b = new StringBuilder();
-    b.append("| metric | value | baseline | ratio | spread | target | met? |\n");
-    b.append("|---|---:|---:|---:|---:|---|---|\n");
+    b.append("| metric | value | baseline | ratio | spread | best-of ratio | target | met? |\n");
+    b.append("|---|---:|---:|---:|---:|---:|---|---|\n");
     for (Metric m : rows) {
       Boolean met = m.met();
       b.append("| `").append(m.metric()).append("` | ").append(num(m.value())).append(' ').append(m.unit())
           .append(" | ").append(m.baseline() == null ? "" : num(m.baseline()) + " " + m.unit())
           .append(" | ").append(m.ratio() == null ? "" : String.format(Locale.ROOT, "%.2f", m.ratio()))
           .append(" | ").append(m.spread())
+          .append(" | ").append(m.bestRatio() == null ? "" : String.format(Locale.ROOT, "%.2f", m.bestRatio()))
           .append(" | ").append(m.target() == null ? "" : m.target().toString().replace("<=", "≤").replace(">=", "≥"))
           .append(" | ").append(met == null ? "" : met ? "yes" : "**no**").append(" |\n");
     }
@@ -52,13 +53,15 @@ final class Report {
 
   static void print(PrintStream out, String group, List<Metric> rows) {
     out.println();
-    out.println("== " + group + " (ratio = value / baseline; spread = smallest-largest per-repeat ratio)");
-    String fmt = "%-44s %12s %12s %-8s %7s %11s  %-10s %s%n";
-    out.printf(Locale.ROOT, fmt, "metric", "value", "baseline", "unit", "ratio", "spread", "target", "met");
+    out.println("== " + group + " (ratio = value / baseline, medians; spread = smallest-largest per-repeat ratio;"
+        + " best = best repeat / best repeat)");
+    String fmt = "%-44s %12s %12s %-6s %7s %11s %6s  %-10s %s%n";
+    out.printf(Locale.ROOT, fmt, "metric", "value", "baseline", "unit", "ratio", "spread", "best", "target", "met");
     for (Metric m : rows) {
       Boolean met = m.met();
       out.printf(Locale.ROOT, fmt, m.metric(), num(m.value()), m.baseline() == null ? "" : num(m.baseline()),
           m.unit(), m.ratio() == null ? "" : String.format(Locale.ROOT, "%.2f", m.ratio()), m.spread(),
+          m.bestRatio() == null ? "" : String.format(Locale.ROOT, "%.2f", m.bestRatio()),
           m.target() == null ? "" : shortTarget(m.target()), met == null ? "" : met ? "yes" : "NO");
     }
   }

@@ -34,7 +34,9 @@ final class TrackMetrics {
         Db.exec(c, "select gnomon.untrack('public.pgbench_accounts', true)");
       }
       List<double[]> runs = new ArrayList<>();
-      int repeats = Math.max(budget.repeats(), 3);
+      // a track takes tens of milliseconds: many short repeats, so that a burst of other work on the machine moves
+      // the median little
+      int repeats = budget.quick() ? 3 : 4 * budget.repeats();
       for (int r = 0; r < repeats; r++) {
         double l;
         double s;

@@ -111,9 +111,9 @@ final class WriteReadGroup {
   private static String serverVersion(PgCluster pg) {
     try (Connection c = pg.connect("postgres")) {
       return Db.text(c, "select version()") + "; settings: " + String.join(", ", Db.lines(c,
-          "select name || '=' || setting || coalesce(unit, '') from pg_settings where name in ('fsync',"
+          "select name || '=' || current_setting(name) from pg_settings where name in ('fsync',"
               + " 'synchronous_commit', 'shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'full_page_writes',"
-              + " 'wal_compression', 'autovacuum', 'plan_cache_mode', 'work_mem') order by name"));
+              + " 'wal_compression', 'autovacuum', 'plan_cache_mode', 'work_mem', 'jit') order by name"));
     } catch (SQLException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
