@@ -160,8 +160,7 @@ final class Generators {
 
   /** Replaces one or two regions of lines; in unique mode with lines fresh to this side. */
   private static String editLines(String s, SplittableRandom r, boolean unique, String side) {
-    List<String> l = new ArrayList<>(List.of(s.split("(?<=\n)", -1)));
-    l.removeIf(String::isEmpty);
+    List<String> l = TextOracle.lines(s);
     int regions = 1 + r.nextInt(2);
     int fresh = 0;
     for (int k = 0; k < regions; k++) {
