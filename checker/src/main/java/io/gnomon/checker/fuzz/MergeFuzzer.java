@@ -223,7 +223,7 @@ public final class MergeFuzzer {
     return z ^ (z >>> 31);
   }
 
-  /** The failures of one law on one case, for tests. */
+  /** The failures of every law on one case of the run, for tests. */
   List<String> failures(long index) {
     FuzzCase c = generate(index);
     List<String> out = new ArrayList<>();
