@@ -82,4 +82,16 @@ class HistoryPartitionsIT extends GnomonIT {
         assertThrows(ConsumerExpiredException.class, () -> sqlTranslated("select * from gnomon.feed_read('keep', 10)"));
     assertTrue(e.getMessage().contains("max_lag"), e.getMessage());
   }
+
+  @Test
+  void aConsumerThatNeverAcknowledgedStillExpires() throws Exception {
+    sql("create table nx (id int primary key)");
+    gnomon().track("nx");
+    // registered before any tick, so its position is tick 0
+    sql("select gnomon.feed_register('idle', array['nx'], max_lag => interval '1 hour')",
+        "update gnomon.consumer set registered_at = now() - interval '2 hours'",
+        "select gnomon.tick()", "select gnomon.maintain()");
+    assertEquals("1", one("select count(*) from gnomon.consumer where expired_at is not null"));
+    assertThrows(ConsumerExpiredException.class, () -> sqlTranslated("select * from gnomon.feed_read('idle', 10)"));
+  }
 }

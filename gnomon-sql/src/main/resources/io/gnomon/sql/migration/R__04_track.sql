@@ -58,11 +58,8 @@ begin
   end loop;
   update gnomon.consumer c
      set expired_at = clock_timestamp(),
-         expired_reason = format('it was %s behind, more than its max_lag of %s',
-                                 (select max(k.tick_at) from gnomon.tick k) - t.tick_at, c.max_lag)
-    from gnomon.tick t
-   where t.tick_id = c.tick_id and c.expired_at is null and c.max_lag is not null
-     and (select max(k.tick_at) from gnomon.tick k) - t.tick_at > c.max_lag;
+         expired_reason = format('it was %s behind, more than its max_lag of %s', gnomon.consumer_lag(c), c.max_lag)
+   where c.expired_at is null and c.max_lag is not null and gnomon.consumer_lag(c) > c.max_lag;
   delete from gnomon.tick k
    where k.tick_at < clock_timestamp()
                      - coalesce(nullif(current_setting('gnomon.tick_retention', true), '')::interval, interval '7 days')

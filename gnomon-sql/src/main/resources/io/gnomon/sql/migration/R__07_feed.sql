@@ -21,6 +21,15 @@ begin
   tick_id := parts[2]::bigint; txn_key := parts[3]::bigint; vid := parts[4]::bigint;
 end $$;
 
+-- How far behind a consumer is: from the tick it has acknowledged (or its registration, before any tick) to the
+-- last tick.
+create or replace function gnomon.consumer_lag(c gnomon.consumer) returns interval
+language sql stable as $$
+  select (select max(k.tick_at) from gnomon.tick k)
+         - coalesce((select k.tick_at from gnomon.tick k where k.tick_id = c.tick_id), c.registered_at)
+$$;
+comment on function gnomon.consumer_lag(gnomon.consumer) is 'How far behind a feed consumer is: last tick minus the time of its acknowledged tick.';
+
 create or replace function gnomon.consumer_row(consumer_name text) returns gnomon.consumer
 language plpgsql stable as $$
 declare
@@ -122,8 +131,8 @@ begin
   select max(k.tick_id) into latest from gnomon.tick k;
   t := c.tick_id; tk := c.txn_key; v := c.vid;
   -- a consumer further behind than its max_lag is expired: it gets an error, never a page with a gap
-  if c.max_lag is not null and t > 0 then
-    select (select max(k2.tick_at) from gnomon.tick k2) - k.tick_at into lag from gnomon.tick k where k.tick_id = t;
+  if c.max_lag is not null then
+    lag := gnomon.consumer_lag(c);
     if lag > c.max_lag then
       raise exception using errcode = 'GN032',
         message = format('feed consumer %L is %s behind, more than its max_lag of %s, and is expired', consumer_name, lag, c.max_lag),

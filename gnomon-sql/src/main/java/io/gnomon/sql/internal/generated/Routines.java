@@ -7,6 +7,7 @@ package io.gnomon.sql.internal.generated;
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
 import io.gnomon.sql.internal.generated.routines.CheckRead;
 import io.gnomon.sql.internal.generated.routines.Checkpoint;
+import io.gnomon.sql.internal.generated.routines.ConsumerLag;
 import io.gnomon.sql.internal.generated.routines.ConsumerRow;
 import io.gnomon.sql.internal.generated.routines.Coordinate;
 import io.gnomon.sql.internal.generated.routines.CoordinateAt;
@@ -147,6 +148,44 @@ public class Routines {
     ) {
         Checkpoint f = new Checkpoint();
         f.setTableName(tableName);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.consumer_lag</code>
+     */
+    public static YearToSecond consumerLag(
+          Configuration configuration
+        , ConsumerRecord c
+    ) {
+        ConsumerLag f = new ConsumerLag();
+        f.setC(c);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.consumer_lag</code> as a field.
+     */
+    public static Field<YearToSecond> consumerLag(
+          ConsumerRecord c
+    ) {
+        ConsumerLag f = new ConsumerLag();
+        f.setC(c);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.consumer_lag</code> as a field.
+     */
+    public static Field<YearToSecond> consumerLag(
+          Field<ConsumerRecord> c
+    ) {
+        ConsumerLag f = new ConsumerLag();
+        f.setC(c);
 
         return f.asField();
     }
