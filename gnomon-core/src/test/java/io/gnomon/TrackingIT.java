@@ -208,6 +208,9 @@ class TrackingIT extends GnomonIT {
     assertThrows(UnsupportedRelationException.class, () -> gnomon().track("parted_1"));
     UnsupportedColumnTypeException json = assertThrows(UnsupportedColumnTypeException.class, () -> gnomon().track("js"));
     assertTrue(json.getMessage().contains("jsonb"), json.getMessage());
+    sql("create table reserved (id int primary key, g_vid int)");
+    UnsupportedRelationException reserved = assertThrows(UnsupportedRelationException.class, () -> gnomon().track("reserved"));
+    assertTrue(reserved.getMessage().contains("g_vid"), reserved.getMessage());
     assertThrows(TableAlreadyTrackedException.class, () -> gnomon().track("ok"));
     assertThrows(TableNotFoundException.class, () -> gnomon().track("no_such_table"));
     assertThrows(TableNotTrackedException.class, () -> gnomon().untrack("nopk", false));

@@ -125,6 +125,9 @@ begin
   -- The write path: one statement-level trigger function, one set-based INSERT into the history per statement.
   -- Each version holds the row's image from before the change, so the first write of a row that existed before
   -- tracking records its baseline without any probe of the history.
+  -- Version keys: the sequence steps by 1024, so one nextval reserves a block of 1024 keys; a statement takes one
+  -- block per 1024 rows instead of one nextval per row (the rare paired and TRUNCATE paths take one per row).
+  -- Blocks drawn later are larger, so keys still grow along every row.
   -- An UPDATE that changed no key writes each old row as it was ('U'). When the key-change row trigger has flagged
   -- this statement (keyed by trigger depth, so a nested statement on the same table cannot take the flag), old and
   -- new rows are paired by key: a key only the old side has was deleted ('D'), one only the new side has was
@@ -140,14 +143,23 @@ begin
         from gnomon_old o full join gnomon_new n on %6$s;
     else
       insert into %1$s (g_vid, g_xid, g_op, %2$s)
-      select nextval(%3$L::regclass), pg_current_xact_id(), 'U', %9$s from gnomon_old o;
+      select blk.b[(o.gnomon_rn - 1) / 1024 + 1] + (o.gnomon_rn - 1) %% 1024, pg_current_xact_id(), 'U', %9$s
+        from (select row_number() over () as gnomon_rn, o.* from gnomon_old o) o,
+             (select array_agg(nextval(%3$L::regclass)) as b
+                from generate_series(1, ((select count(*) from gnomon_old) + 1023) / 1024)) blk;
     end if;
   elsif TG_OP = 'INSERT' then
     insert into %1$s (g_vid, g_xid, g_op, %7$s)
-    select nextval(%3$L::regclass), pg_current_xact_id(), 'I', %8$s from gnomon_new n;
+    select blk.b[(n.gnomon_rn - 1) / 1024 + 1] + (n.gnomon_rn - 1) %% 1024, pg_current_xact_id(), 'I', %8$s
+      from (select row_number() over () as gnomon_rn, n.* from gnomon_new n) n,
+             (select array_agg(nextval(%3$L::regclass)) as b
+                from generate_series(1, ((select count(*) from gnomon_new) + 1023) / 1024)) blk;
   elsif TG_OP = 'DELETE' then
     insert into %1$s (g_vid, g_xid, g_op, %2$s)
-    select nextval(%3$L::regclass), pg_current_xact_id(), 'D', %9$s from gnomon_old o;
+    select blk.b[(o.gnomon_rn - 1) / 1024 + 1] + (o.gnomon_rn - 1) %% 1024, pg_current_xact_id(), 'D', %9$s
+      from (select row_number() over () as gnomon_rn, o.* from gnomon_old o) o,
+             (select array_agg(nextval(%3$L::regclass)) as b
+                from generate_series(1, ((select count(*) from gnomon_old) + 1023) / 1024)) blk;
   elsif TG_OP = 'TRUNCATE' then
     insert into %1$s (g_vid, g_xid, g_op, %2$s)
     select nextval(%3$L::regclass), pg_current_xact_id(), 'D', %2$s from %10$s;

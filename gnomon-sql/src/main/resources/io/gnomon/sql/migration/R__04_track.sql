@@ -126,6 +126,13 @@ begin
       detail = 'Gnomon compares row images, and this type has no equality operator.',
       hint = case when bad.t = 'json' then 'Use jsonb instead of json.' else 'Use a type with an equality operator (a btree or hash operator class).' end;
   end loop;
+  for bad in select a.attname, format_type(a.atttypid, a.atttypmod) as t from pg_attribute a
+              where a.attrelid = rel and a.attnum > 0 and not a.attisdropped
+                and a.attname in ('g_vid', 'g_xid', 'g_op', 'g_cp', 'gnomon_rn') loop
+    raise exception using errcode = 'GN004',
+      message = format('%s cannot be tracked: its column %I has a name Gnomon reserves for its history', rel::regclass, bad.attname),
+      hint = 'Rename the column (g_vid, g_xid, g_op, g_cp and gnomon_rn are reserved), then track the table.';
+  end loop;
   cols := gnomon.table_columns(rel);
 
   base := case when c.relnamespace = 'public'::regnamespace then c.relname::text

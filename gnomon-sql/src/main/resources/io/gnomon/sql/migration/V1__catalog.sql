@@ -40,7 +40,8 @@ comment on table gnomon.tracked_table is 'One row per tracked table, written by 
 
 -- Version keys: one sequence for every tracked table, so version keys also order the changes of different tables
 -- (a transaction that waited for another's row lock draws larger keys than everything the other wrote).
-create sequence gnomon.version_seq;
+-- It steps by 1024: each nextval reserves a block of keys for one statement's versions, so keys are sparse.
+create sequence gnomon.version_seq increment by 1024;
 comment on sequence gnomon.version_seq is 'Version keys (g_vid) of every history table.';
 
 -- Ticks: coordinates recorded at a fixed interval, mapping wall-clock time to coordinates.

@@ -18,5 +18,5 @@ public class Sequences {
     /**
      * The sequence <code>gnomon.version_seq</code>
      */
-    public static final Sequence<Long> VERSION_SEQ = Internal.createSequence("version_seq", Gnomon.GNOMON, SQLDataType.BIGINT.nullable(false), null, null, null, null, false, null);
+    public static final Sequence<Long> VERSION_SEQ = Internal.createSequence("version_seq", Gnomon.GNOMON, SQLDataType.BIGINT.nullable(false), null, 1024, null, null, false, null);
 }
