@@ -112,6 +112,7 @@ final class FeedGroup {
     FeedSetup.flushWal(c);
 
     FeedRun run = new FeedRun(pg, budget, sizes, log, pgbench, feed, c, start, end);
+    log.log("load average before the reads: %.2f", Machine.load());
     FeedMetrics gnomon = new FeedMetrics(run);
     FeedConsumers consumers = new FeedConsumers(mapper);
     List<Metric> changeset = gnomon.changeset();
@@ -135,8 +136,10 @@ final class FeedGroup {
     if (noW2j.isEmpty()) {
       FeedSetup.dropSlots(c, slots);
     }
+    log.log("load average after the side-by-side consumption: %.2f", Machine.load());
     Metric drain = gnomon.drain(consumers, drainers.subList(0, sizes.drainRepeats()));
     Metric update = gnomon.updateWithConsumer(mapper);
+    log.log("load average at the end: %.2f", Machine.load());
 
     String consumption = String.format(Locale.ROOT, "the same %,d changes, batches of %,d (one tick), each change"
         + " to a JSON envelope with old and new rows, one JDBC connection", sizes.versions(), PAGE);

@@ -20,10 +20,13 @@ record FeedRun(PgCluster pg, Budget budget, Sizes sizes, Details log, Pgbench pg
    * @param repeats repeats of the reads and of each side-by-side consumption
    * @param drainEvents changes drained in pages of 1,000 (152,000; fewer in a quick run, then scaled)
    * @param drainRepeats repeats of the drain
+   * @param updatePairs pairs of pgbench runs, with and without a consumer
+   * @param updateSeconds the length of each of those runs
    */
-  record Sizes(int versions, int repeats, int drainEvents, int drainRepeats) {
+  record Sizes(int versions, int repeats, int drainEvents, int drainRepeats, int updatePairs, int updateSeconds) {
     static Sizes of(Budget budget) {
-      return budget.quick() ? new Sizes(40_000, 2, 30_000, 1) : new Sizes(266_000, budget.repeats(), 152_000, 3);
+      return budget.quick() ? new Sizes(40_000, 2, 30_000, 1, 2, 3)
+          : new Sizes(266_000, budget.repeats(), 152_000, 3, 8, 8);
     }
 
     /** Batches in the backlog: one tick every {@link FeedSetup#TICK_EVERY} versions, and one at the end. */
