@@ -78,8 +78,14 @@ final class FeedGroup {
     for (String name : drainers) {
       feed.register(name, table, at, true);
     }
-    feed.register("sql_no_images", table, at, false);
-    feed.register("sql_images", table, at, true);
+    List<String> sqlNoImages = prefixed("sql_no_images_", names.apply(Math.min(3, repeats)));
+    List<String> sqlImages = prefixed("sql_images_", names.apply(Math.min(3, repeats)));
+    for (String name : sqlNoImages) {
+      feed.register(name, table, at, false);
+    }
+    for (String name : sqlImages) {
+      feed.register(name, table, at, true);
+    }
     List<String> pgqConsumers = prefixed("pgq_", names.apply(repeats));
     List<String> slots = prefixed("w2j_", names.apply(repeats));
     Optional<String> noPgq = FeedSetup.installPgq(c, pgqConsumers);
@@ -116,7 +122,7 @@ final class FeedGroup {
     FeedMetrics gnomon = new FeedMetrics(run);
     FeedConsumers consumers = new FeedConsumers(mapper);
     List<Metric> changeset = gnomon.changeset();
-    List<Metric> sqlPages = gnomon.sqlPages("sql_no_images", "sql_images");
+    List<Metric> sqlPages = gnomon.sqlPages(sqlNoImages, sqlImages, PAGE);
 
     // side by side, rotating which system goes first
     List<double[]> g = new ArrayList<>();

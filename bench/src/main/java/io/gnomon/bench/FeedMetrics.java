@@ -85,31 +85,62 @@ final class FeedMetrics {
   }
 
   /**
-   * feed_read_sql_*_rows_per_s: {@code gnomon.feed_read(consumer, versions)} in one call, images off and on,
-   * counted in the server (never acknowledged, so every repeat reads the same page): the SQL feed without Java.
+   * feed_read_sql_pages_*_rows_per_s: the backlog in pages of {@code pageSize} through {@code gnomon.feed_read} and
+   * {@code gnomon.feed_ack} over JDBC, every column fetched as text, no Java objects: what the database and the
+   * transfer cost, without the Java API's parsing and JSON. One fresh consumer per repeat, images off and on.
    */
-  List<Metric> sqlPages(String noImages, String images) {
+  List<Metric> sqlPages(List<String> noImages, List<String> images, int pageSize) throws SQLException {
     List<double[]> off = new ArrayList<>();
     List<double[]> on = new ArrayList<>();
-    int v = run.sizes().versions();
-    for (int r = 0; r < Math.min(3, run.sizes().repeats()); r++) {
-      off.add(new double[] {sqlPage(noImages, v), Double.NaN});
-      on.add(new double[] {sqlPage(images, v), Double.NaN});
+    for (int r = 0; r < noImages.size(); r++) {
+      off.add(new double[] {sqlPages(noImages.get(r), pageSize), Double.NaN});
+      on.add(new double[] {sqlPages(images.get(r), pageSize), Double.NaN});
     }
+    String how = String.format(Locale.ROOT, "gnomon.feed_read(consumer, %,d) + gnomon.feed_ack over JDBC, columns"
+        + " as text, no Java objects", pageSize);
     return List.of(
-        FeedRun.valueMetric("feed_read_sql_no_images_rows_per_s", "rows/s", off, null,
-            "select count(*) from gnomon.feed_read(consumer, " + v + "): the whole backlog as one page, images off"),
-        FeedRun.valueMetric("feed_read_sql_images_rows_per_s", "rows/s", on, null,
-            "the same with old and new images (jsonb), still counted in the server"));
+        FeedRun.valueMetric("feed_read_sql_pages_no_images_rows_per_s", "rows/s", off, null, how + ", images off"),
+        FeedRun.valueMetric("feed_read_sql_pages_images_rows_per_s", "rows/s", on, null, how + ", images on"));
   }
 
-  private double sqlPage(String consumer, int versions) {
-    String sql = "select count(*) from gnomon.feed_read(" + Db.literal(consumer) + ", " + versions + ")"
-        + " where op <> 'h'";
-    double ms = Db.timeMillis(run.c(), sql);
-    run.expect("feed_read of " + consumer, (long) Db.number(run.c(), sql));
-    log.log("feed_read %-12s one page of everything %,9.0f rows/s (%.0f ms)", consumer, versions / (ms / 1e3), ms);
-    return versions / (ms / 1e3);
+  private double sqlPages(String consumer, int pageSize) throws SQLException {
+    long n = 0;
+    long pages = 0;
+    long t0 = System.nanoTime();
+    try (PreparedStatement read = run.c().prepareStatement("select event_position, tick_id, tick_at::text,"
+            + " xid::text, txn_key, vid, table_name, op, key::text, before::text, after::text"
+            + " from gnomon.feed_read(?, ?)");
+        PreparedStatement ack = run.c().prepareStatement("select gnomon.feed_ack(?, ?)")) {
+      read.setString(1, consumer);
+      read.setInt(2, pageSize);
+      ack.setString(1, consumer);
+      while (n < run.sizes().versions()) {
+        String last = null;
+        long before = n;
+        try (ResultSet rs = read.executeQuery()) {
+          while (rs.next()) {
+            last = rs.getString(1);
+            for (int i = 2; i <= 11; i++) {
+              rs.getString(i);
+            }
+            if (!"h".equals(rs.getString(8))) {
+              n++;
+            }
+          }
+        }
+        pages++;
+        if (last == null || (n == before && pages > run.sizes().batches() + 2)) {
+          throw new IllegalStateException("feed_read for " + consumer + " ended after " + n + " events");
+        }
+        ack.setString(2, last);
+        ack.executeQuery().close();
+      }
+    }
+    double s = (System.nanoTime() - t0) / 1e9;
+    run.expect("feed_read pages of " + consumer, n);
+    log.log("feed_read pages %-16s %,9.0f rows/s (%d pages of up to %,d, %.2f s)", consumer, n / s, pages, pageSize,
+        s);
+    return n / s;
   }
 
   /**
