@@ -47,9 +47,13 @@ rm -rf "$snapshot" && mkdir -p "$snapshot/lib"
 cp -r "$classes" "$snapshot/classes"
 cp_entries=("$snapshot/classes")
 IFS=":" read -r -a entries < "$classpath_file" || true  # the file has no final newline
+n=0
 for entry in "${entries[@]}"; do
-  if [[ "$entry" == */io/gnomon/* && -f "$entry" ]]; then
-    cp "$entry" "$snapshot/lib/" && cp_entries+=("$snapshot/lib/$(basename "$entry")")
+  # Gnomon's own modules: jars in the local repository, or (after a reactor build) files under this tree
+  if [[ ( "$entry" == */io/gnomon/* || "$entry" == "$root"/* ) && -e "$entry" ]]; then
+    n=$((n + 1))
+    copy="$snapshot/lib/$n-$(basename "$entry")"
+    cp -r "$entry" "$copy" && cp_entries+=("$copy")
   else
     cp_entries+=("$entry")
   fi
