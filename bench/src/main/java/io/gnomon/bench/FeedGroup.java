@@ -46,7 +46,7 @@ final class FeedGroup {
       FeedSetup.load(pg, pgbench, log);
       try (Connection c = pg.connect(FeedSetup.DB)) {
         log.log("server: %s; %s", Db.text(c, "select version()"), String.join(", ", Db.lines(c,
-            "select name || '=' || setting || coalesce(unit, '') from pg_settings where name in ('fsync',"
+            "select name || '=' || current_setting(name) from pg_settings where name in ('fsync',"
                 + " 'synchronous_commit', 'shared_buffers', 'work_mem', 'wal_level', 'jit', 'max_wal_size')"
                 + " order by name")));
         log.log("peers: %s", Optional.ofNullable(System.getenv("GNOMON_BENCH_FEED_PEERS"))
