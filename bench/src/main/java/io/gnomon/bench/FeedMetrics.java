@@ -7,7 +7,6 @@ import io.gnomon.feed.Feed;
 import io.gnomon.feed.FeedRunner;
 import io.gnomon.feed.FeedRunnerConfig;
 import io.gnomon.feed.FeedStart;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
