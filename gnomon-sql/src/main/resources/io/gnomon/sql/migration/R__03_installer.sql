@@ -90,23 +90,19 @@ create or replace function gnomon.install_objects(p_table_id integer) returns vo
 language plpgsql as $$
 declare
   tt gnomon.tracked_table;
-  tab text; hist text; cpt text; seq text;
-  cols text; hcols text; keys text; keyjoin text; keycoalesce text; nonkey_old text;
-  out_h text; out_c text; h_key_eq_l text; h_key_eq_c text; 
+  tab text; hist text; seq text;
+  cols text; keys text; keyjoin text; keycoalesce text; nonkey_old text;
   body text;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
   tab  := format('%I.%I', tt.schema_name, tt.table_name);
   hist := format('gnomon_t.%I', tt.history_table);
-  cpt  := format('gnomon_t.%I', tt.checkpoint_table);
   seq  := 'gnomon.version_seq';
 
   select string_agg(format('%I', c->>'name'), ', ' order by (c->>'attnum')::int) into cols
     from jsonb_array_elements(tt.columns) c;
   select string_agg(format('%I', k), ', ' order by o) into keys from unnest(tt.key_columns) with ordinality u(k, o);
   select string_agg(format('o.%1$I = n.%1$I', k), ' and ' order by o) into keyjoin from unnest(tt.key_columns) with ordinality u(k, o);
-  select string_agg(format('x.%1$I = l.%1$I', k), ' and ' order by o) into h_key_eq_l from unnest(tt.key_columns) with ordinality u(k, o);
-  select string_agg(format('x.%1$I = c.%1$I', k), ' and ' order by o) into h_key_eq_c from unnest(tt.key_columns) with ordinality u(k, o);
   -- an UPDATE's version: the key (old, or new for a key that only the new side has) and the old image
   select string_agg(case when (c->>'name') = any (tt.key_columns)
                          then format('coalesce(o.%1$I, n.%1$I)', c->>'name')
@@ -114,13 +110,6 @@ begin
     into keycoalesce from jsonb_array_elements(tt.columns) c;
   select string_agg(format('o.%I', c->>'name'), ', ' order by (c->>'attnum')::int) into nonkey_old
     from jsonb_array_elements(tt.columns) c;
-  -- rebuilt rows: history and checkpoint columns cast back to the table's own types (domains)
-  select string_agg(case when c->>'type' = c->>'storetype' then format('h.%I', c->>'name')
-                         else format('h.%I::%s', c->>'name', c->>'type') end, ', ' order by (c->>'attnum')::int)
-    into out_h from jsonb_array_elements(tt.columns) c;
-  select string_agg(case when c->>'type' = c->>'storetype' then format('c.%I', c->>'name')
-                         else format('c.%I::%s', c->>'name', c->>'type') end, ', ' order by (c->>'attnum')::int)
-    into out_c from jsonb_array_elements(tt.columns) c;
 
   -- The write path: one statement-level trigger function, one set-based INSERT into the history per statement.
   -- Each version holds the row's image from before the change, so the first write of a row that existed before
