@@ -88,6 +88,11 @@ class FeedCrashIT {
           return null;
         });
         awaitCommits(writer, 300);
+        // crash only once the drain is under way: the runners have delivered something (deadline, not a sleep)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (delivered.isEmpty() && System.nanoTime() < deadline) {
+          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
         crashedAtEvents = delivered.size();
         pg.crash();
         pg.start();
