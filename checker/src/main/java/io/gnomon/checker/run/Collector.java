@@ -1,0 +1,128 @@
+package io.gnomon.checker.run;
+
+import io.gnomon.checker.history.History;
+import io.gnomon.checker.history.Op;
+import io.gnomon.checker.history.Txn;
+import io.gnomon.checker.verify.AmcheckRun;
+import io.gnomon.checker.verify.Delivered;
+import io.gnomon.checker.verify.Observations;
+import io.gnomon.checker.verify.Version;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Reads back from the final primary what the verifier needs, and replays every logged read as of its coordinate. */
+public final class Collector {
+  private static final int REPLAY_BATCH = 400;
+
+  private Collector() {}
+
+  public static Observations collect(Connection c, History history, int tables, Map<Integer, Map<Long, Long>> initial,
+      String feedProblem, List<AmcheckRun> amchecks) throws SQLException {
+    c.setAutoCommit(true);
+    Map<Integer, String[]> generated = Schema.generated(c, tables);
+    Map<Long, Long> markers = new HashMap<>();
+    query(c, "select txn, xid::text from ck_txn", rs -> markers.put(rs.getLong(1), Long.parseLong(rs.getString(2))));
+    Map<Long, String> status = new HashMap<>();
+    for (Txn t : history.txns()) {
+      if (t.reported() == Txn.Reported.UNKNOWN && t.xid() != null) {
+        try (PreparedStatement ps = c.prepareStatement("select pg_xact_status(?::xid8)")) {
+          ps.setString(1, Long.toString(t.xid()));
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            status.put(t.no(), rs.getString(1));
+          }
+        } catch (SQLException e) {
+          status.put(t.no(), "error: " + e.getMessage());
+        }
+      }
+    }
+    List<Version> versions = new ArrayList<>();
+    Map<Integer, Map<Long, Long>> live = new TreeMap<>();
+    Map<Integer, Map<Long, Long>> shadow = new TreeMap<>();
+    for (int t = 1; t <= tables; t++) {
+      int tbl = t;
+      query(c, "select g_vid, g_xid::text, g_op::text, id, v from gnomon_t.\"" + generated.get(t)[1] + "\"",
+          rs -> versions.add(new Version(tbl, rs.getLong(1), Long.parseLong(rs.getString(2)), rs.getString(3).charAt(0),
+              rs.getLong(4), (Long) rs.getObject(5))));
+      Map<Long, Long> l = new TreeMap<>();
+      query(c, "select id, v from " + Schema.tracked(t), rs -> l.put(rs.getLong(1), rs.getLong(2)));
+      live.put(t, l);
+      Map<Long, Long> s = new TreeMap<>();
+      query(c, "select id, v from " + Schema.shadow(t), rs -> s.put(rs.getLong(1), rs.getLong(2)));
+      shadow.put(t, s);
+    }
+    List<Delivered> delivered = new ArrayList<>();
+    query(c, "select n, tbl, key, xid::text, vid, op::text, tick from ck_feed order by n",
+        rs -> delivered.add(new Delivered(rs.getLong(1), rs.getInt(2), rs.getLong(3), Long.parseLong(rs.getString(4)),
+            rs.getLong(5), rs.getString(6).charAt(0), rs.getLong(7))));
+    Map<Long, List<long[]>> replays = replay(c, history, generated);
+    return new Observations(history, markers, status, initial, versions, live, shadow, delivered, feedProblem, replays,
+        amchecks);
+  }
+
+  /** Every successful read, read again as of its coordinate, in batches of a few hundred per statement. */
+  private static Map<Long, List<long[]>> replay(Connection c, History history, Map<Integer, String[]> generated)
+      throws SQLException {
+    Map<Long, List<long[]>> out = new HashMap<>();
+    Map<Integer, List<Op>> byTable = new TreeMap<>();
+    for (Op op : history.ops()) {
+      if ("read".equals(op.op()) && op.ok() && op.coord() != null) {
+        byTable.computeIfAbsent(op.tbl(), x -> new ArrayList<>()).add(op);
+      }
+    }
+    for (Map.Entry<Integer, List<Op>> e : byTable.entrySet()) {
+      String sql = "select r.i, a.id::bigint, a.v from unnest(?::text[], ?::int[], ?::int[], ?::bigint[]) r(c, lo, hi, i) "
+          + "cross join lateral gnomon_t.\"" + generated.get(e.getKey())[0] + "\"(r.c) a where a.id between r.lo and r.hi";
+      List<Op> reads = e.getValue();
+      for (int from = 0; from < reads.size(); from += REPLAY_BATCH) {
+        List<Op> batch = reads.subList(from, Math.min(reads.size(), from + REPLAY_BATCH));
+        int n = batch.size();
+        String[] coords = new String[n];
+        Integer[] lo = new Integer[n];
+        Integer[] hi = new Integer[n];
+        Long[] ids = new Long[n];
+        for (int i = 0; i < n; i++) {
+          Op op = batch.get(i);
+          coords[i] = op.coord();
+          lo[i] = op.lo();
+          hi[i] = op.hi();
+          ids[i] = op.id();
+          out.put(op.id(), new ArrayList<>());
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+          ps.setArray(1, c.createArrayOf("text", coords));
+          ps.setArray(2, c.createArrayOf("integer", lo));
+          ps.setArray(3, c.createArrayOf("integer", hi));
+          ps.setArray(4, c.createArrayOf("bigint", ids));
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              out.get(rs.getLong(1)).add(new long[] {rs.getLong(2), rs.getLong(3)});
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  @FunctionalInterface
+  private interface Row {
+    void accept(ResultSet rs) throws SQLException;
+  }
+
+  private static void query(Connection c, String sql, Row row) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      while (rs.next()) {
+        row.accept(rs);
+      }
+    }
+  }
+}

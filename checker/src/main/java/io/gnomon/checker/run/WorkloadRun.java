@@ -1,0 +1,89 @@
+package io.gnomon.checker.run;
+
+import io.gnomon.checker.CheckConfig;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs the sessions and the fault injector for the configured duration, printing progress, then stops them: the
+ * sessions after their transaction under way, the injector after its fault under way (the server serves again).
+ *
+ * @param counts what ran: transactions by outcome, reads, faults by kind
+ * @param problem why the run could not be carried out, or null
+ */
+public record WorkloadRun(Map<String, Object> counts, String problem) {
+
+  public static WorkloadRun run(CheckConfig config, Servers servers, Workload workload, List<String> faultKinds,
+      Amcheck amcheck, FeedSink sink, PrintStream out) throws InterruptedException {
+    List<Session> sessions = new ArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 1; i <= config.sessions(); i++) {
+      Session s = new Session(i, workload);
+      sessions.add(s);
+      Thread t = new Thread(s, "checker-session-" + i);
+      t.setDaemon(true);
+      threads.add(t);
+    }
+    List<Faults.Planned> plan = Faults.plan(config.seed(), config.duration(), faultKinds);
+    Faults faults = new Faults(servers, workload.log, sessions, plan, amcheck, workload);
+    Thread faultThread = new Thread(faults, "checker-faults");
+    faultThread.setDaemon(true);
+    long t0 = System.nanoTime();
+    threads.forEach(Thread::start);
+    faultThread.start();
+    long end = t0 + config.duration().toNanos();
+    long every = config.duration().toSeconds() >= 30 ? 5_000_000_000L : 2_000_000_000L;
+    long nextPrint = t0 + every;
+    String problem = null;
+    while (System.nanoTime() < end && problem == null) {
+      Thread.sleep(50);
+      if (System.nanoTime() >= nextPrint) {
+        nextPrint += every;
+        out.println(progress(t0, workload, faults, sink));
+      }
+      problem = problem(sessions, faults);
+    }
+    faults.stop();
+    faultThread.join(180_000);
+    workload.stop();
+    for (Thread t : threads) {
+      t.join(120_000);
+    }
+    if (problem == null) {
+      problem = problem(sessions, faults);
+    }
+    out.println(progress(t0, workload, faults, sink));
+    Map<String, Object> counts = new LinkedHashMap<>();
+    counts.put("transactions committed", workload.committed.get());
+    counts.put("transactions failed or rolled back", workload.failed.get());
+    counts.put("transactions with unknown outcome", workload.unknown.get());
+    counts.put("reads", workload.reads.get());
+    counts.put("ops logged", workload.log.count());
+    counts.put("workload seconds", Math.round((System.nanoTime() - t0) / 1e8) / 10.0);
+    counts.put("faults planned", plan.size());
+    counts.put("faults", faults.done());
+    return new WorkloadRun(counts, problem);
+  }
+
+  private static String problem(List<Session> sessions, Faults faults) {
+    if (faults.failure != null) {
+      return "a fault could not be injected or recovered from: " + faults.failure;
+    }
+    for (Session s : sessions) {
+      if (s.failure != null) {
+        return "session " + s.no() + " stopped: " + s.failure;
+      }
+    }
+    return null;
+  }
+
+  private static String progress(long t0, Workload w, Faults f, FeedSink sink) {
+    return String.format(Locale.ROOT, "[%5.1f s] %,d committed, %,d failed, %,d unknown; %,d reads; feed %,d events; "
+            + "faults %s", (System.nanoTime() - t0) / 1e9, w.committed.get(), w.failed.get(), w.unknown.get(),
+        w.reads.get(), sink.events.get(), f.done().isEmpty() ? "none yet" : f.done().toString());
+  }
+}

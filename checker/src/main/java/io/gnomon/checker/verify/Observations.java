@@ -1,0 +1,36 @@
+package io.gnomon.checker.verify;
+
+import io.gnomon.checker.history.History;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything the verifier checks: the history the sessions logged, and what the database holds after the run. The
+ * collector fills it from the final primary; unit tests build it by hand.
+ *
+ * @param history the logged operations
+ * @param markers the writing transactions that committed, by number, with their 64-bit ids: the rows of the marker
+ *     table that each writing transaction inserted first (the authority on what committed)
+ * @param xactStatus for transactions whose commit outcome was unknown: what {@code pg_xact_status} said of their id
+ * @param initial each table's rows before the run (table to key to value), written before tracking
+ * @param versions every version in the history tables
+ * @param live each tracked table's rows after the run
+ * @param shadow each untracked shadow table's rows after the run
+ * @param delivered the events the feed consumer stored, in delivery order
+ * @param feedProblem why the feed could not be drained to the end, or null when it was
+ * @param replays the rows each replayed read (by op number) returns when read again as of its coordinate, in its key
+ *     range
+ * @param amchecks the pg_amcheck runs
+ */
+public record Observations(
+    History history,
+    Map<Long, Long> markers,
+    Map<Long, String> xactStatus,
+    Map<Integer, Map<Long, Long>> initial,
+    List<Version> versions,
+    Map<Integer, Map<Long, Long>> live,
+    Map<Integer, Map<Long, Long>> shadow,
+    List<Delivered> delivered,
+    String feedProblem,
+    Map<Long, List<long[]>> replays,
+    List<AmcheckRun> amchecks) {}
