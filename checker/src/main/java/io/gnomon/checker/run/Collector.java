@@ -63,19 +63,28 @@ public final class Collector {
     query(c, "select n, tbl, key, xid::text, vid, op::text, tick from ck_feed order by n",
         rs -> delivered.add(new Delivered(rs.getLong(1), rs.getInt(2), rs.getLong(3), Long.parseLong(rs.getString(4)),
             rs.getLong(5), rs.getString(6).charAt(0), rs.getLong(7))));
-    Map<Long, List<long[]>> replays = replay(c, history, generated);
+    Map<Long, List<long[]>> replays = replay(c, history, generated, false);
+    Map<Long, List<long[]>> withoutOwn = replay(c, history, generated, true);
     return new Observations(history, markers, status, initial, versions, live, shadow, delivered, feedProblem, replays,
-        amchecks);
+        withoutOwn, amchecks);
   }
 
   /** Every successful read, read again as of its coordinate, in batches of a few hundred per statement. */
-  private static Map<Long, List<long[]>> replay(Connection c, History history, Map<Integer, String[]> generated)
-      throws SQLException {
+  private static Map<Long, List<long[]>> replay(Connection c, History history, Map<Integer, String[]> generated,
+      boolean withoutOwn) throws SQLException {
     Map<Long, List<long[]>> out = new HashMap<>();
     Map<Integer, List<Op>> byTable = new TreeMap<>();
-    for (Op op : history.ops()) {
-      if ("read".equals(op.op()) && op.ok() && op.coord() != null) {
-        byTable.computeIfAbsent(op.tbl(), x -> new ArrayList<>()).add(op);
+    Map<Long, String> coordinates = new HashMap<>();
+    for (Txn t : history.txns()) {
+      Long own = t.xid();
+      if (withoutOwn && own == null) {
+        continue;
+      }
+      for (Op op : t.ops()) {
+        if ("read".equals(op.op()) && op.ok() && op.coord() != null) {
+          byTable.computeIfAbsent(op.tbl(), x -> new ArrayList<>()).add(op);
+          coordinates.put(op.id(), withoutOwn ? withInProgress(op.coord(), own) : op.coord());
+        }
       }
     }
     for (Map.Entry<Integer, List<Op>> e : byTable.entrySet()) {
@@ -91,7 +100,7 @@ public final class Collector {
         Long[] ids = new Long[n];
         for (int i = 0; i < n; i++) {
           Op op = batch.get(i);
-          coords[i] = op.coord();
+          coords[i] = coordinates.get(op.id());
           lo[i] = op.lo();
           hi[i] = op.hi();
           ids[i] = op.id();
@@ -111,6 +120,25 @@ public final class Collector {
       }
     }
     return out;
+  }
+
+  /** The coordinate with {@code xid} in its in-progress list (xmin lowered to it if need be). */
+  static String withInProgress(String coordinate, long xid) {
+    String[] p = coordinate.split(":", -1);
+    long xmin = Long.parseLong(p[1]);
+    long xmax = Long.parseLong(p[2]);
+    if (xid >= xmax) {
+      return coordinate;
+    }
+    java.util.TreeSet<Long> xip = new java.util.TreeSet<>();
+    if (!p[3].isEmpty()) {
+      for (String x : p[3].split(",")) {
+        xip.add(Long.parseLong(x));
+      }
+    }
+    xip.add(xid);
+    return "v1:" + Math.min(xmin, xid) + ":" + xmax + ":" + String.join(",", xip.stream().map(String::valueOf)
+        .toList());
   }
 
   @FunctionalInterface

@@ -20,6 +20,8 @@ import java.util.Map;
  * @param feedProblem why the feed could not be drained to the end, or null when it was
  * @param replays the rows each replayed read (by op number) returns when read again as of its coordinate, in its key
  *     range
+ * @param replaysWithoutOwn for reads of transactions that had an xid: the rows as of the coordinate with that xid
+ *     added to its in-progress list (what the coordinate should mean: without any of its own transaction's writes)
  * @param amchecks the pg_amcheck runs
  */
 public record Observations(
@@ -33,4 +35,5 @@ public record Observations(
     List<Delivered> delivered,
     String feedProblem,
     Map<Long, List<long[]>> replays,
+    Map<Long, List<long[]>> replaysWithoutOwn,
     List<AmcheckRun> amchecks) {}
