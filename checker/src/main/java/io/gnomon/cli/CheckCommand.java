@@ -101,6 +101,9 @@ final class CheckCommand implements Command {
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage().replace("\n", "\n" + Main.PROGRAM + " check: "));
     }
+    // the ticker and the feed runner warn at every failed attempt while a fault is under way: the run logs faults itself
+    System.setProperty("org.slf4j.simpleLogger.log.io.gnomon",
+        System.getProperty("org.slf4j.simpleLogger.log.io.gnomon", "error"));
     CheckResult r = Checker.run(config, out);
     if (r.status() == CheckResult.COULD_NOT_RUN) {
       err.println(Main.PROGRAM + " check: " + r.verdict());

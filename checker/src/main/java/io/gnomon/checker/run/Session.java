@@ -76,7 +76,7 @@ final class Session implements Runnable {
     iso = w.isolations.get(rnd.nextInt(w.isolations.size()));
     savepoints = 0;
     boolean writer = rnd.nextInt(100) < 85;
-    boolean lingers = rnd.nextInt(100) < 5;
+    boolean lingers = rnd.nextInt(100) < 3;
     boolean rollback = rnd.nextInt(100) < 8;
     int ops = 1 + rnd.nextInt(6);
     long t0 = System.nanoTime();
@@ -101,7 +101,7 @@ final class Session implements Runnable {
       }
       for (int i = 0; i < ops && !w.stopping; i++) {
         if (lingers) {
-          linger(100 + rnd.nextInt(400));
+          linger(50 + rnd.nextInt(200));
         }
         if (rnd.nextInt(100) < 10) {
           savepointBlock(writer);
