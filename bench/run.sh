@@ -3,7 +3,8 @@
 #
 # Groups: write-read (tracked vs untracked pgbench_accounts, pgbench and server-side loops), jmh
 # (CoordinateBenchmark), experiments, and feed (the change feed vs PgQ and wal2json, which this script installs
-# from Debian when missing). Without groups, all of them; --quick runs short measurements for a smoke test
+# from Debian when missing), and checker (./gnomon check: checked_ops_per_s, workload_tps_logging_on_vs_off). Without
+# groups, all of them; --quick runs short measurements for a smoke test
 # (write-read only unless groups are named) in about three minutes. Each group writes
 # target/bench/GROUP.json (and GROUP.txt with plans and WAL breakdowns) under the repository root.
 #

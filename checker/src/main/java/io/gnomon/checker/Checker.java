@@ -157,6 +157,7 @@ public final class Checker {
     try (Connection c = servers.connect()) {
       o = Collector.collect(c, history, config.tables(), initial, feedProblem, amcheck.runs());
     }
+    counts.put("collection and replay seconds", Math.round((System.nanoTime() - v0) / 1e8) / 10.0);
     Verification verification = Verifier.verify(o);
     double verifySeconds = (System.nanoTime() - v0) / 1e9;
     counts.put("verification seconds", Math.round(verifySeconds * 10) / 10.0);

@@ -80,6 +80,7 @@ final class Session implements Runnable {
     boolean rollback = rnd.nextInt(100) < 8;
     int ops = 1 + rnd.nextInt(6);
     long t0 = System.nanoTime();
+    boolean atCommit = false;
     try {
       c.setTransactionIsolation(switch (iso) {
         case "rr" -> Connection.TRANSACTION_REPEATABLE_READ;
@@ -115,17 +116,14 @@ final class Session implements Runnable {
         w.failed.incrementAndGet();
         return;
       }
+      atCommit = true;
       committing = true;
-      try {
-        c.commit();
-      } finally {
-        committing = false;
-      }
+      c.commit();
+      committing = false;
       log(Op.of("commit").outcome("ok").micros(micros(t0)));
       w.committed.incrementAndGet();
     } catch (SQLException e) {
       boolean lost = Servers.connectionLost(e) || c.isClosed();
-      boolean atCommit = committing;
       committing = false;
       if (atCommit && lost) {
         log(Op.of("commit").outcome("unknown").error(error(e)).micros(micros(t0)));
