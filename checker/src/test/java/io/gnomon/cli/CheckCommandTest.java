@@ -55,6 +55,18 @@ class CheckCommandTest {
     assertEquals(Duration.ofSeconds(90), CheckCommand.duration("90"));
   }
 
+  /** The option table of docs/checker.md lists exactly CheckConfig's knobs, with their defaults and meanings. */
+  @Test
+  void theDocsOptionTableIsCheckConfigsKnobs() throws java.io.IOException {
+    java.util.Map<String, String> documented = new java.util.LinkedHashMap<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\| `--([a-z-]+)` \\| (.*?) \\| (.*?) \\|$")
+        .matcher(java.nio.file.Files.readString(Docs.file("docs/checker.md")));
+    while (m.find()) {
+      documented.put(m.group(1), m.group(2).replace("&lt;", "<").replace("&gt;", ">") + " — " + m.group(3));
+    }
+    assertEquals(io.gnomon.checker.CheckConfig.KNOBS, documented);
+  }
+
   private static void assertUsage(String[] args, String message) {
     Cli.Run r = Cli.run(args);
     assertEquals(2, r.status(), String.join(" ", args));

@@ -156,8 +156,9 @@ public final class Faults implements Runnable {
     done.merge(p.kind(), 1, Integer::sum);
     var check = amcheck.run("after fault #" + no + " (" + p.kind() + ")");
     logFault(no, p.kind(), "end", detail + "; serving again after " + recovered + " ms; pg_amcheck: " + check.status());
-    if ("failover".equals(p.kind()) && !stop && !workload.stopping()) {
-      newStandby();
+    if ("failover".equals(p.kind()) && !stop && !workload.stopping() && plan.subList(no, plan.size()).stream()
+        .anyMatch(q -> "failover".equals(q.kind()))) {
+      newStandby(); // for the next failover
     }
   }
 

@@ -39,7 +39,10 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     long every = config.duration().toSeconds() >= 30 ? 5_000_000_000L : 2_000_000_000L;
     long nextPrint = t0 + every;
     String problem = null;
-    while (System.nanoTime() < end && problem == null) {
+    // the workload runs its duration, and on until every planned fault has struck (bounded), so that a loaded
+    // machine that delays the faults still gets every kind
+    long hardEnd = end + 120_000_000_000L;
+    while ((System.nanoTime() < end || faultThread.isAlive() && System.nanoTime() < hardEnd) && problem == null) {
       Thread.sleep(50);
       if (System.nanoTime() >= nextPrint) {
         nextPrint += every;
