@@ -1,5 +1,9 @@
 package io.gnomon.internal;
 
+import io.gnomon.BranchExistsException;
+import io.gnomon.BranchHasChildrenException;
+import io.gnomon.BranchLostException;
+import io.gnomon.BranchNotFoundException;
 import io.gnomon.ConsumerExistsException;
 import io.gnomon.ConsumerExpiredException;
 import io.gnomon.ConsumerNotFoundException;
@@ -9,6 +13,7 @@ import io.gnomon.CoordinateTooOldException;
 import io.gnomon.GnomonException;
 import io.gnomon.InvalidArgumentException;
 import io.gnomon.MalformedCoordinateException;
+import io.gnomon.NoBranchSelectedException;
 import io.gnomon.NoPrimaryKeyException;
 import io.gnomon.TableAlreadyTrackedException;
 import io.gnomon.TableNotFoundException;
@@ -52,6 +57,11 @@ public final class Errors {
                   case CONSUMER_EXISTS -> new ConsumerExistsException(message, e);
                   case CONSUMER_EXPIRED -> new ConsumerExpiredException(message, e);
                   case INVALID_POSITION -> new InvalidPositionException(message, e);
+                  case BRANCH_NOT_FOUND -> new BranchNotFoundException(message, e);
+                  case BRANCH_EXISTS -> new BranchExistsException(message, e);
+                  case BRANCH_HAS_CHILDREN -> new BranchHasChildrenException(message, e);
+                  case BRANCH_LOST -> new BranchLostException(message, e);
+                  case NO_BRANCH_SELECTED -> new NoBranchSelectedException(message, e);
                 })
         .orElseGet(() -> new GnomonException(doing + ": " + message + " [SQLSTATE " + state + "]", state, e));
   }

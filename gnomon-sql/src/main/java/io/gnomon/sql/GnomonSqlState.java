@@ -39,7 +39,17 @@ public enum GnomonSqlState {
   /** The consumer fell behind further than its limit and was expired. */
   CONSUMER_EXPIRED("GN032", false),
   /** The feed position is malformed, belongs to no delivered page, or goes backwards. */
-  INVALID_POSITION("GN033", false);
+  INVALID_POSITION("GN033", false),
+  /** No branch has that name, or the selected branch was dropped. */
+  BRANCH_NOT_FOUND("GN050", false),
+  /** A branch with that name already exists. */
+  BRANCH_EXISTS("GN051", false),
+  /** The branch has child branches; drop them first or ask for a cascade. */
+  BRANCH_HAS_CHILDREN("GN052", false),
+  /** The scratch branch was emptied by a crash or a failover of the server. */
+  BRANCH_LOST("GN053", false),
+  /** A branch view was used without selecting a branch. */
+  NO_BRANCH_SELECTED("GN054", false);
 
   private final String sqlState;
   private final boolean retryable;
