@@ -16,7 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param duration how long the workload runs
  * @param sessions concurrent client sessions
  * @param tables tracked tables (each with an untracked shadow)
- * @param branches branches to open (accepted; branch workloads are not exercised until branches exist)
+ * @param branches branches forked during the run; sessions read and write them
  * @param isolations the isolation levels transactions pick from: {@code rc}, {@code rr}, {@code ser}
  * @param faults the fault kinds to inject: {@code kill}, {@code restart}, {@code failover}; empty for none
  * @param seed the seed of every random choice (workload and fault schedule)
@@ -56,7 +56,7 @@ public record CheckConfig(
     k.put("duration", "60s — how long the workload runs (s, m or ms suffix)");
     k.put("sessions", "8 — concurrent client sessions, 1 to 64");
     k.put("tables", "3 — tracked tables, each with an untracked shadow, 1 to 20");
-    k.put("branches", "0 — branches to open; accepted, not exercised until branches exist");
+    k.put("branches", "3 — branches forked during the run (odd ones from main, even ones from the previous: nested), 0 to 20");
     k.put("isolation", "all — rc, rr, ser, or all: the levels transactions pick from (comma-separated)");
     k.put("faults", "kill,restart,failover — the faults to inject, or none (with GNOMON_JDBC_URL: kill only)");
     k.put("seed", "random — the seed of the workload and of the fault schedule; printed, so a run can be repeated");
@@ -74,7 +74,7 @@ public record CheckConfig(
     private Duration duration = Duration.ofSeconds(60);
     private int sessions = 8;
     private int tables = 3;
-    private int branches = 0;
+    private int branches = 3;
     private List<String> isolations = ISOLATIONS;
     private List<String> faults = FAULTS;
     private Long seed;
@@ -174,8 +174,8 @@ public record CheckConfig(
       if (tables < 1 || tables > 20) {
         p.add("--tables must be between 1 and 20, got " + tables);
       }
-      if (branches < 0 || branches > 1000) {
-        p.add("--branches must be between 0 and 1000, got " + branches);
+      if (branches < 0 || branches > 20) {
+        p.add("--branches must be between 0 and 20, got " + branches);
       }
       if (isolations.isEmpty() && problems.isEmpty()) {
         p.add("--isolation names no level; use rc, rr, ser or all");
@@ -187,6 +187,8 @@ public record CheckConfig(
           p.add("--mutant: no mutant is called '" + mutant + "'; ./gnomon check --list-mutants lists them");
         } else if (!m.available()) {
           p.add("--mutant " + mutant + " is a slot for a feature that is not built yet: " + m.description());
+        } else if (m == SqlMutant.BRANCH_IGNORES_CUTOFF && branches == 0) {
+          p.add("--mutant " + mutant + " needs branches: give --branches 1 or more");
         }
       }
       if (!p.isEmpty()) {

@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * Deliberately broken variants of Gnomon that {@code ./gnomon check --mutant NAME} runs against, to show that the
  * checker catches each one (exit status 1). They are made inside the checker's throwaway database only, by rewriting
- * the SQL functions Gnomon generated there. Two are named slots for features not built yet.
+ * the SQL functions Gnomon generated there. {@code merge-drops-side} is a named slot until merges exist.
  */
 public enum SqlMutant {
   /** The history trigger writes no version for the updates of one transaction in four. */
@@ -19,8 +19,9 @@ public enum SqlMutant {
   /** As-of reads treat transactions in progress at the coordinate as committed. */
   ASOF_IGNORES_IN_PROGRESS(true, "as-of reads treat transactions in progress at the coordinate as committed "
       + "(only ids at or above xmax count as later)"),
-  /** Slot: a branch read that ignores the branch's cutoff. */
-  BRANCH_IGNORES_CUTOFF(false, "a branch read ignores the branch's cutoff (slot: branches are not built yet)"),
+  /** A branch read that ignores the branch's cutoff: keys not written on the branch read main as it is now. */
+  BRANCH_IGNORES_CUTOFF(true, "a branch read ignores the branch's cutoff: keys not written on the branch read main as "
+      + "it is now instead of as of the cutoff"),
   /** Slot: a merge that drops one side's change. */
   MERGE_DROPS_SIDE(false, "a merge drops one side's change (slot: merges are not built yet)");
 

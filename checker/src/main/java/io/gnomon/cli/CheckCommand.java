@@ -38,21 +38,23 @@ final class CheckCommand implements Command {
     }
     options.append(String.format("  --%-11s %s%n", "list-mutants", "print the mutants' names, one per line, and exit"));
     return """
-        usage: %1$s check [--duration 60s] [--sessions 8] [--tables 3] [--isolation all]
+        usage: %1$s check [--duration 60s] [--sessions 8] [--tables 3] [--branches 3] [--isolation all]
                              [--faults kill,restart,failover] [--seed S] [--report DIR] [--mutant NAME]
 
-        Starts a throwaway PostgreSQL primary with a synchronous streaming standby, tracks a few tables, and runs
-        concurrent sessions of random transactions (reads with their coordinate, inserts, updates, deletes, key
-        changes, savepoints, rollbacks, long transactions) at READ COMMITTED, REPEATABLE READ and SERIALIZABLE,
-        while a change-feed consumer drains the feed and faults strike: kill -9 of backends, crash-restart of the
-        server, failover to the standby. Every operation is logged as a JSON line. Afterwards it verifies that every
-        read replays exactly as of its coordinate, that the feed delivered every committed version once and in
-        commit order, that no version is missing or out of order, that each tracked table equals an untracked
-        shadow written in the same transactions, that no acknowledged commit was lost, and that pg_amcheck is
-        clean. It prints the verdict and writes a report (index.html, result.json, history.jsonl).
+        Starts a throwaway PostgreSQL primary with a synchronous streaming standby, tracks a few tables, forks
+        branches (some nested) during the run, and runs concurrent sessions of random transactions on main and on
+        the branches (reads with their coordinate, inserts, updates, deletes, key changes, savepoints, rollbacks,
+        long transactions) at READ COMMITTED, REPEATABLE READ and SERIALIZABLE, while a change-feed consumer drains
+        the feed and faults strike: kill -9 of backends, crash-restart of the server, failover to the standby.
+        Every operation is logged as a JSON line. Afterwards it verifies that every read, on main and on branches,
+        replays exactly as of its coordinate, that the feed delivered every committed version once and in commit
+        order, that no version is missing or out of order, that each tracked table equals an untracked shadow
+        written in the same transactions, that keys never written on a branch read as its parent did at the
+        cutoff, that no acknowledged commit was lost, and that pg_amcheck is clean. It prints the verdict and
+        writes a report (index.html, result.json, history.jsonl).
 
         With GNOMON_JDBC_URL set it runs on that server in a database it creates and drops; faults are then
-        limited to terminating backends. Branches and merges are not exercised yet (they are not built).
+        limited to terminating backends. Merges are not exercised yet (they are not built).
 
         options:
         %2$s

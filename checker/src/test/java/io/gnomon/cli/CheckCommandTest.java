@@ -17,7 +17,7 @@ class CheckCommandTest {
     assertEquals("trigger-skips-version", lines[0]);
     assertEquals("feed-by-sequence", lines[1]);
     assertEquals("asof-ignores-in-progress", lines[2]);
-    assertTrue(lines[3].startsWith("branch-ignores-cutoff "), lines[3]);
+    assertEquals("branch-ignores-cutoff", lines[3]);
     assertTrue(lines[4].startsWith("merge-drops-side "), lines[4]);
   }
 
@@ -41,6 +41,7 @@ class CheckCommandTest {
     assertUsage(new String[] {"check", "--mutant", "nope"}, "--list-mutants lists them");
     assertUsage(new String[] {"check", "--mutant", "merge-drops-side"}, "not built yet");
     assertUsage(new String[] {"check", "--seed", "x"}, "--seed must be a whole number");
+    assertUsage(new String[] {"check", "--mutant", "branch-ignores-cutoff", "--branches", "0"}, "needs branches");
     assertUsage(new String[] {"check", "--frobnicate"}, "unknown option --frobnicate");
     // every problem at once
     Cli.Run r = Cli.run("check", "--sessions", "0", "--tables", "99");

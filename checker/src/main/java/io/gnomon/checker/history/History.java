@@ -11,12 +11,15 @@ public final class History {
   private final List<Op> ops;
   private final Map<Long, Txn> txns = new LinkedHashMap<>();
   private final List<Op> faults = new ArrayList<>();
+  private final List<Op> branches = new ArrayList<>();
 
   private History(List<Op> ops) {
     this.ops = ops.stream().sorted(Comparator.comparingLong(Op::id)).toList();
     for (Op op : this.ops) {
       if ("fault".equals(op.op())) {
         faults.add(op);
+      } else if ("branch".equals(op.op())) {
+        branches.add(op);
       } else if (op.txn() > 0) {
         txns.computeIfAbsent(op.txn(), Txn::new).add(op);
       }
@@ -46,6 +49,12 @@ public final class History {
   /** The transaction numbered {@code no}, or null. */
   public Txn txn(long no) {
     return txns.get(no);
+  }
+
+  /** The branches created during the run, in order: {@code br} its name, {@code kind} its parent, {@code coord} its
+   * cutoff. */
+  public List<Op> branches() {
+    return branches;
   }
 
   /** The faults, in order (a start op and an end op for each). */

@@ -30,6 +30,8 @@ import java.util.List;
  * @param kind a fault's kind: {@code kill}, {@code restart}, {@code failover}
  * @param detail a fault's details
  * @param phase a fault's phase: {@code start} when it is injected, {@code end} when the server serves again
+ * @param br the branch a transaction works on (null: main); for a {@code branch} op, the branch created (its parent
+ *     in {@code kind}, its cutoff in {@code coord})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Op(
@@ -53,7 +55,8 @@ public record Op(
     String xid,
     String kind,
     String detail,
-    String phase) {
+    String phase,
+    String br) {
 
   /** Whether this is a write statement. */
   public boolean isWrite() {
@@ -94,6 +97,7 @@ public record Op(
     private String kind;
     private String detail;
     private String phase;
+    private String br;
 
     private Builder(String op) {
       this.op = op;
@@ -103,6 +107,18 @@ public record Op(
       this.s = session;
       this.txn = txnNo;
       this.iso = isolation;
+      return this;
+    }
+
+    public Builder branch(String name) {
+      this.br = name;
+      return this;
+    }
+
+    /** A branch's creation: its parent and its cutoff coordinate. */
+    public Builder forked(String parent, String cutoff) {
+      this.kind = parent;
+      this.coord = cutoff;
       return this;
     }
 
@@ -168,7 +184,7 @@ public record Op(
     /** The op with its number and time. */
     public Op build(long id, long t) {
       return new Op(id, t, s, txn, iso, op, tbl, coord, lo, hi, rows, from, sn, sp, outcome, err, us, xid, kind,
-          detail, phase);
+          detail, phase, br);
     }
   }
 }

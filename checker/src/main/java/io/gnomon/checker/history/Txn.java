@@ -48,6 +48,11 @@ public final class Txn {
     return ops.get(0).s();
   }
 
+  /** The branch it worked on, or null for main. */
+  public String branch() {
+    return ops.get(0).br();
+  }
+
   /** Its isolation level. */
   public String isolation() {
     return ops.get(0).iso();

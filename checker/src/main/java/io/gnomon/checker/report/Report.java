@@ -69,7 +69,7 @@ public final class Report {
   /** The command line that repeats the run's choices. */
   static String replay(CheckConfig c) {
     return "./gnomon check --seed " + c.seed() + " --duration " + c.duration().toMillis() + "ms --sessions "
-        + c.sessions() + " --tables " + c.tables() + " --isolation " + String.join(",", c.isolations())
+        + c.sessions() + " --tables " + c.tables() + " --branches " + c.branches() + " --isolation " + String.join(",", c.isolations())
         + " --faults " + (c.faults().isEmpty() ? "none" : String.join(",", c.faults()))
         + (c.mutant() == null ? "" : " --mutant " + c.mutant().cliName());
   }

@@ -16,11 +16,17 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /** Reads back from the final primary what the verifier needs, and replays every logged read as of its coordinate. */
 public final class Collector {
   private static final int REPLAY_BATCH = 400;
+  /**
+   * Branch reads replayed at most: a read at a branch point costs milliseconds (the read function is not inlined, so
+   * it reads the whole table), so a sample of this size, fixed by the history, is replayed.
+   */
+  public static final int MAX_BRANCH_REPLAYS = 600;
 
   private Collector() {}
 
@@ -63,15 +69,54 @@ public final class Collector {
     query(c, "select n, tbl, key, xid::text, vid, op::text, tick from ck_feed order by n",
         rs -> delivered.add(new Delivered(rs.getLong(1), rs.getInt(2), rs.getLong(3), Long.parseLong(rs.getString(4)),
             rs.getLong(5), rs.getString(6).charAt(0), rs.getLong(7))));
-    Map<Long, List<long[]>> replays = replay(c, history, generated, false);
-    Map<Long, List<long[]>> withoutOwn = replay(c, history, generated, true);
+    Set<Long> sampled = branchSample(history);
+    Map<Long, List<long[]>> replays = replay(c, history, generated,
+        op -> op.br() == null || sampled.contains(op.id()), false);
+    Map<Long, List<long[]>> withoutOwn = Map.of();
+    Map<String, Map<Integer, Map<Long, Long>>> branchNow = new TreeMap<>();
+    Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff = new TreeMap<>();
+    for (Op b : history.branches()) {
+      Map<Integer, Map<Long, Long>> now = new TreeMap<>();
+      Map<Integer, Map<Long, Long>> parent = new TreeMap<>();
+      for (int t = 1; t <= tables; t++) {
+        now.put(t, rows(c, "select id::bigint, v from gnomon_t.\"" + generated.get(t)[2] + "\"(gnomon.point(?))",
+            b.br()));
+        parent.put(t, "main".equals(b.kind())
+            ? rows(c, "select id::bigint, v from gnomon_t.\"" + generated.get(t)[0] + "\"(?::text)", b.coord())
+            : rows(c, "select id::bigint, v from gnomon_t.\"" + generated.get(t)[2] + "\"(gnomon.point(?, ?))",
+                b.kind(), b.coord()));
+      }
+      branchNow.put(b.br(), now);
+      parentAtCutoff.put(b.br(), parent);
+    }
     return new Observations(history, markers, status, initial, versions, live, shadow, delivered, feedProblem, replays,
-        withoutOwn, amchecks);
+        withoutOwn, amchecks, branchNow, parentAtCutoff);
   }
 
-  /** Every successful read, read again as of its coordinate, in batches of a few hundred per statement. */
+  /**
+   * Replays the given reads of writing transactions as of their coordinate with the reader's own xid added to its
+   * in-progress list: what the coordinate should mean. Only reads whose plain replay differed need it.
+   */
+  public static Map<Long, List<long[]>> replayWithoutOwn(Connection c, History history, int tables, Set<Long> reads)
+      throws SQLException {
+    return replay(c, history, Schema.generated(c, tables), op -> reads.contains(op.id()), true);
+  }
+
+  /** The branch reads to replay: all of them, or a sample of {@link #MAX_BRANCH_REPLAYS} fixed by their numbers. */
+  private static Set<Long> branchSample(History history) {
+    List<Long> ids = new ArrayList<>();
+    for (Op op : history.ops()) {
+      if ("read".equals(op.op()) && op.ok() && op.coord() != null && op.br() != null) {
+        ids.add(op.id());
+      }
+    }
+    ids.sort(java.util.Comparator.comparingLong(id -> Long.hashCode(id * 0x9E3779B97F4A7C15L) & 0xffffffffL));
+    return new java.util.HashSet<>(ids.subList(0, Math.min(ids.size(), MAX_BRANCH_REPLAYS)));
+  }
+
+  /** The chosen successful reads, read again as of their coordinate, in batches of a few hundred per statement. */
   private static Map<Long, List<long[]>> replay(Connection c, History history, Map<Integer, String[]> generated,
-      boolean withoutOwn) throws SQLException {
+      java.util.function.Predicate<Op> which, boolean withoutOwn) throws SQLException {
     Map<Long, List<long[]>> out = new HashMap<>();
     Map<Integer, List<Op>> byTable = new TreeMap<>();
     Map<Long, String> coordinates = new HashMap<>();
@@ -81,15 +126,21 @@ public final class Collector {
         continue;
       }
       for (Op op : t.ops()) {
-        if ("read".equals(op.op()) && op.ok() && op.coord() != null) {
-          byTable.computeIfAbsent(op.tbl(), x -> new ArrayList<>()).add(op);
+        if ("read".equals(op.op()) && op.ok() && op.coord() != null && which.test(op)) {
+          byTable.computeIfAbsent(op.br() == null ? op.tbl() : -op.tbl(), x -> new ArrayList<>()).add(op);
           coordinates.put(op.id(), withoutOwn ? withInProgress(op.coord(), own) : op.coord());
         }
       }
     }
     for (Map.Entry<Integer, List<Op>> e : byTable.entrySet()) {
-      String sql = "select r.i, a.id::bigint, a.v from unnest(?::text[], ?::int[], ?::int[], ?::bigint[]) r(c, lo, hi, i) "
-          + "cross join lateral gnomon_t.\"" + generated.get(e.getKey())[0] + "\"(r.c) a where a.id between r.lo and r.hi";
+      // main reads through the as-of function, branch reads (negative keys here) through the read at a point
+      String sql = e.getKey() > 0
+          ? "select r.i, a.id::bigint, a.v from unnest(?::text[], ?::int[], ?::int[], ?::bigint[], ?::text[]) "
+              + "r(c, lo, hi, i, b) cross join lateral gnomon_t.\"" + generated.get(e.getKey())[0] + "\"(r.c) a "
+              + "where a.id between r.lo and r.hi"
+          : "select r.i, a.id::bigint, a.v from unnest(?::text[], ?::int[], ?::int[], ?::bigint[], ?::text[]) "
+              + "r(c, lo, hi, i, b) cross join lateral gnomon_t.\"" + generated.get(-e.getKey())[2]
+              + "\"(gnomon.point(r.b, r.c)) a where a.id between r.lo and r.hi";
       List<Op> reads = e.getValue();
       for (int from = 0; from < reads.size(); from += REPLAY_BATCH) {
         List<Op> batch = reads.subList(from, Math.min(reads.size(), from + REPLAY_BATCH));
@@ -98,12 +149,14 @@ public final class Collector {
         Integer[] lo = new Integer[n];
         Integer[] hi = new Integer[n];
         Long[] ids = new Long[n];
+        String[] branches = new String[n];
         for (int i = 0; i < n; i++) {
           Op op = batch.get(i);
           coords[i] = coordinates.get(op.id());
           lo[i] = op.lo();
           hi[i] = op.hi();
           ids[i] = op.id();
+          branches[i] = op.br();
           out.put(op.id(), new ArrayList<>());
         }
         try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -111,6 +164,7 @@ public final class Collector {
           ps.setArray(2, c.createArrayOf("integer", lo));
           ps.setArray(3, c.createArrayOf("integer", hi));
           ps.setArray(4, c.createArrayOf("bigint", ids));
+          ps.setArray(5, c.createArrayOf("text", branches));
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
               out.get(rs.getLong(1)).add(new long[] {rs.getLong(2), rs.getLong(3)});
@@ -139,6 +193,21 @@ public final class Collector {
     xip.add(xid);
     return "v1:" + Math.min(xmin, xid) + ":" + xmax + ":" + String.join(",", xip.stream().map(String::valueOf)
         .toList());
+  }
+
+  private static Map<Long, Long> rows(Connection c, String sql, String... params) throws SQLException {
+    Map<Long, Long> out = new TreeMap<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        ps.setString(i + 1, params[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getLong(1), rs.getLong(2));
+        }
+      }
+    }
+    return out;
   }
 
   @FunctionalInterface

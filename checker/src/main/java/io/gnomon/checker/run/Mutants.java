@@ -23,6 +23,7 @@ public final class Mutants {
       String asOf = "gnomon_t." + quote(objects[1]);
       String changes = "gnomon_t." + quote(objects[2]);
       String history = "gnomon_t." + quote(objects[3]);
+      String atPoint = "gnomon_t." + quote(objects[4]);
       switch (mutant) {
         case TRIGGER_SKIPS_VERSION -> {
           String def = definition(c, trigger + "()");
@@ -46,23 +47,31 @@ public final class Mutants {
           require(def.contains(piece), mutant, asOf, piece);
           execute(c, def.replace(piece, "x.g_xid >= pg_snapshot_xmax((select r.snap from r))"));
         }
+        case BRANCH_IGNORES_CUTOFF -> {
+          String def = definition(c, atPoint + "(gnomon.point)");
+          String live = "((select r.msnap from r) is null";
+          String history2 = "where (select r.msnap from r) is not null and x.g_xid";
+          require(def.contains(live) && def.contains(history2), mutant, atPoint, live + " ... " + history2);
+          execute(c, def.replace(live, "(true").replace(history2, "where false and x.g_xid"));
+        }
         default -> throw new IllegalArgumentException("mutant " + mutant.cliName() + " is a slot for a feature that "
             + "is not built yet: " + mutant.description());
       }
     }
   }
 
-  /** Trigger function, as-of function, changes function and history table of a tracked table. */
+  /** Trigger function, as-of function, changes function, history table and read-at-a-point function of a table. */
   private static String[] objects(Connection c, String table) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("select trigger_function, as_of_function, "
-        + "gnomon.object_name(base_name, '_changes'), history_table from gnomon.tracked_table "
+        + "gnomon.object_name(base_name, '_changes'), history_table, gnomon.object_name(base_name, '_at') "
+        + "from gnomon.tracked_table "
         + "where schema_name = 'public' and table_name = ?")) {
       ps.setString(1, table);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           throw new SQLException(table + " is not tracked: no generated functions to mutate");
         }
-        return new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)};
+        return new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5)};
       }
     }
   }

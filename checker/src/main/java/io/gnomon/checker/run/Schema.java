@@ -21,6 +21,8 @@ import javax.sql.DataSource;
 public final class Schema {
   /** Keys per table: few, so that sessions contend for rows. */
   public static final int KEYS = 24;
+  /** The schema of the branch views of the tables in {@code public}. */
+  public static final String BRANCH_SCHEMA = "gnomon_b_public";
   /** The feed consumer's name. */
   public static final String CONSUMER = "checker";
 
@@ -32,6 +34,34 @@ public final class Schema {
 
   public static String shadow(int tbl) {
     return "ck_s" + tbl;
+  }
+
+  /** Branch {@code i} (1-based): {@code b1}, {@code b2}, ... */
+  public static String branch(int i) {
+    return "b" + i;
+  }
+
+  /** Branch {@code i}'s parent: the previous branch for even {@code i} (nested), else main. */
+  public static String parent(int i) {
+    return i % 2 == 0 ? branch(i - 1) : "main";
+  }
+
+  /**
+   * Creates branch {@code i} at a coordinate captured just before, and returns that coordinate: the branch's cutoff.
+   */
+  public static String createBranch(Connection c, int i) throws SQLException {
+    String at;
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("select gnomon.coordinate()")) {
+      rs.next();
+      at = rs.getString(1);
+    }
+    try (PreparedStatement ps = c.prepareStatement("select gnomon.branch_create(?, ?, at => ?)")) {
+      ps.setString(1, branch(i));
+      ps.setString(2, parent(i));
+      ps.setString(3, at);
+      ps.execute();
+    }
+    return at;
   }
 
   /**
@@ -70,19 +100,22 @@ public final class Schema {
     return initial;
   }
 
-  /** The generated objects of each tracked table, from Gnomon's catalog: its as-of function and history table. */
+  /**
+   * The generated objects of each tracked table, from Gnomon's catalog: its as-of function, history table and read
+   * function at a point (main or a branch).
+   */
   public static Map<Integer, String[]> generated(Connection c, int tables) throws SQLException {
     Map<Integer, String[]> out = new HashMap<>();
     try (PreparedStatement ps = c.prepareStatement(
-        "select as_of_function, history_table from gnomon.tracked_table where schema_name = 'public' "
-            + "and table_name = ?")) {
+        "select as_of_function, history_table, gnomon.object_name(base_name, '_at') from gnomon.tracked_table "
+            + "where schema_name = 'public' and table_name = ?")) {
       for (int t = 1; t <= tables; t++) {
         ps.setString(1, tracked(t));
         try (ResultSet rs = ps.executeQuery()) {
           if (!rs.next()) {
             throw new SQLException(tracked(t) + " is not in gnomon.tracked_table");
           }
-          out.put(t, new String[] {rs.getString(1), rs.getString(2)});
+          out.put(t, new String[] {rs.getString(1), rs.getString(2), rs.getString(3)});
         }
       }
     }

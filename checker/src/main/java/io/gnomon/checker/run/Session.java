@@ -35,6 +35,7 @@ final class Session implements Runnable {
   // the transaction under way
   private long txn;
   private String iso;
+  private String branch;
   private int savepoints;
 
   Session(int no, Workload w) {
@@ -74,6 +75,8 @@ final class Session implements Runnable {
   private void transaction() throws SQLException {
     txn = w.txnNumbers.incrementAndGet();
     iso = w.isolations.get(rnd.nextInt(w.isolations.size()));
+    List<String> branches = w.branches;
+    branch = !branches.isEmpty() && rnd.nextInt(100) < 30 ? branches.get(rnd.nextInt(branches.size())) : null;
     savepoints = 0;
     boolean writer = rnd.nextInt(100) < 85;
     boolean lingers = rnd.nextInt(100) < 3;
@@ -87,6 +90,12 @@ final class Session implements Runnable {
         case "ser" -> Connection.TRANSACTION_SERIALIZABLE;
         default -> Connection.TRANSACTION_READ_COMMITTED;
       });
+      if (branch != null) {
+        try (PreparedStatement ps = c.prepareStatement("select gnomon.branch_use(?, true)")) {
+          ps.setString(1, branch);
+          ps.execute();
+        }
+      }
       if (writer) {
         try (PreparedStatement ps = c.prepareStatement(
             "insert into ck_txn (txn, session, xid) values (?, ?, pg_current_xact_id()) returning xid::text")) {
@@ -174,6 +183,11 @@ final class Session implements Runnable {
     int pick = writer ? rnd.nextInt(100) : 0;
     if (pick < 35) {
       read(tbl);
+    } else if (branch != null && pick < 52) {
+      // branch views take no ON CONFLICT
+      long k = key();
+      write("insert", tbl, "insert into %s (id, v) select ?, ? where not exists (select 1 from %1$s where id = ?) "
+          + "returning id::bigint, v", List.of(k, value(k), k), null, null);
     } else if (pick < 52) {
       long k = key();
       write("insert", tbl, "insert into %s (id, v) values (?, ?) on conflict (id) do nothing returning id::bigint, v",
@@ -195,7 +209,7 @@ final class Session implements Runnable {
     } else {
       long from = key();
       long to = key();
-      if (from == to) {
+      if (from == to || branch != null) {
         read(tbl);
         return;
       }
@@ -208,7 +222,7 @@ final class Session implements Runnable {
     long hi = Math.min(Schema.KEYS - 1, lo + rnd.nextInt(8));
     String sql = "select gnomon.coordinate(), (select array_agg(id::bigint order by id) from %1$s where id between ? "
         + "and ?), (select array_agg(v order by id) from %1$s where id between ? and ?)";
-    try (PreparedStatement ps = c.prepareStatement(sql.formatted(Schema.tracked(tbl)))) {
+    try (PreparedStatement ps = c.prepareStatement(sql.formatted(table(tbl)))) {
       ps.setLong(1, lo);
       ps.setLong(2, hi);
       ps.setLong(3, lo);
@@ -237,7 +251,7 @@ final class Session implements Runnable {
   private void write(String op, int tbl, String sql, List<Long> params, String shadowSql, Long wid)
       throws SQLException {
     List<long[]> rows = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql.formatted(Schema.tracked(tbl)))) {
+    try (PreparedStatement ps = c.prepareStatement(sql.formatted(table(tbl)))) {
       for (int i = 0; i < params.size(); i++) {
         ps.setLong(i + 1, params.get(i));
       }
@@ -246,8 +260,8 @@ final class Session implements Runnable {
           rows.add(new long[] {rs.getLong(1), rs.getLong(2)});
         }
       }
-      int sn = 0;
-      if (!rows.isEmpty()) {
+      Integer sn = shadowSql == null || branch != null ? null : 0;
+      if (!rows.isEmpty() && sn != null) {
         try (PreparedStatement sh = c.prepareStatement(shadowSql.formatted(Schema.shadow(tbl)))) {
           if (shadowSql.contains("any (?)")) {
             int i = 1;
@@ -263,7 +277,8 @@ final class Session implements Runnable {
           sn = sh.executeUpdate();
         }
       }
-      log(Op.of(op).table(tbl).rows(rows).shadow(sn).outcome("ok"));
+      Op.Builder done = Op.of(op).table(tbl).rows(rows).outcome("ok");
+      log(sn == null ? done : done.shadow(sn));
     } catch (SQLException e) {
       log(Op.of(op).table(tbl).outcome("failed").error(error(e)));
       throw e;
@@ -303,6 +318,11 @@ final class Session implements Runnable {
     }
   }
 
+  /** The table, or its branch view when the transaction works on a branch. */
+  private String table(int tbl) {
+    return branch == null ? Schema.tracked(tbl) : Schema.BRANCH_SCHEMA + "." + Schema.tracked(tbl);
+  }
+
   private long key() {
     return rnd.nextInt(Schema.KEYS);
   }
@@ -327,7 +347,7 @@ final class Session implements Runnable {
   }
 
   private void log(Op.Builder op) {
-    w.log.log(op.session(no, txn, iso));
+    w.log.log(op.session(no, txn, iso).branch(branch));
   }
 
   private static Long[] longs(Array a) throws SQLException {

@@ -16,6 +16,8 @@ public final class Workload {
   final long seed;
   final AtomicLong txnNumbers = new AtomicLong();
   final AtomicLong writeNumbers = new AtomicLong();
+  /** The branches created so far: sessions pick among them. */
+  final List<String> branches = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** Transactions committed (acknowledged), failed, unknown; reads. */
   public final AtomicLong committed = new AtomicLong();
   public final AtomicLong failed = new AtomicLong();

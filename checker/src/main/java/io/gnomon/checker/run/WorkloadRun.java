@@ -39,11 +39,15 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     long every = config.duration().toSeconds() >= 30 ? 5_000_000_000L : 2_000_000_000L;
     long nextPrint = t0 + every;
     String problem = null;
+    int created = 0;
     // the workload runs its duration, and on until every planned fault has struck (bounded), so that a loaded
     // machine that delays the faults still gets every kind
     long hardEnd = end + 120_000_000_000L;
     while ((System.nanoTime() < end || faultThread.isAlive() && System.nanoTime() < hardEnd) && problem == null) {
       Thread.sleep(50);
+      if (created < config.branches() && System.nanoTime() - t0 >= branchAt(config, created + 1)) {
+        created += createBranch(servers, workload, created + 1) ? 1 : 0;
+      }
       if (System.nanoTime() >= nextPrint) {
         nextPrint += every;
         out.println(progress(t0, workload, faults, sink));
@@ -67,9 +71,30 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     counts.put("reads", workload.reads.get());
     counts.put("ops logged", workload.log.count());
     counts.put("workload seconds", Math.round((System.nanoTime() - t0) / 1e8) / 10.0);
+    counts.put("branches created", created);
     counts.put("faults planned", plan.size());
     counts.put("faults", faults.done());
     return new WorkloadRun(counts, problem);
+  }
+
+  /** When branch {@code i} of N is forked: from 10% to 50% of the run, evenly. */
+  private static long branchAt(CheckConfig config, int i) {
+    int n = config.branches();
+    double at = n == 1 ? 0.1 : 0.1 + 0.4 * (i - 1) / (n - 1);
+    return (long) (config.duration().toNanos() * at);
+  }
+
+  /** Forks branch {@code i}, logged with its cutoff; false (try again later) while the server is unavailable. */
+  private static boolean createBranch(Servers servers, Workload workload, int i) {
+    try (java.sql.Connection c = servers.connect()) {
+      String cutoff = Schema.createBranch(c, i);
+      workload.log.log(io.gnomon.checker.history.Op.of("branch").branch(Schema.branch(i))
+          .forked(Schema.parent(i), cutoff).outcome("ok"));
+      workload.branches.add(Schema.branch(i));
+      return true;
+    } catch (java.sql.SQLException e) {
+      return false;
+    }
   }
 
   private static String problem(List<Session> sessions, Faults faults) {

@@ -39,7 +39,8 @@ final class Context {
 
   /** "T12 (session 3, rr, xid 4711)". */
   static String name(Txn t, Long xid) {
-    return "T" + t.no() + " (session " + t.session() + ", " + t.isolation() + (xid == null ? "" : ", xid " + xid) + ")";
+    return "T" + t.no() + " (session " + t.session() + ", " + t.isolation() + (xid == null ? "" : ", xid " + xid)
+        + (t.branch() == null ? "" : ", on branch " + t.branch()) + ")";
   }
 
   String name(Txn t) {

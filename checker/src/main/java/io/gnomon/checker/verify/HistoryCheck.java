@@ -31,8 +31,8 @@ final class HistoryCheck {
     Map<Long, Linked> linked = new HashMap<>();
     for (Txn t : c.o.history().txns()) {
       Long xid = c.o.markers().get(t.no());
-      if (xid == null) {
-        continue;
+      if (xid == null || t.branch() != null) {
+        continue; // a branch's writes must leave no version in main's history: any found is an extra version
       }
       Map<String, List<Write>> mine = new TreeMap<>();
       for (Write w : t.writes()) {

@@ -23,6 +23,8 @@ import java.util.Map;
  * @param replaysWithoutOwn for reads of transactions that had an xid: the rows as of the coordinate with that xid
  *     added to its in-progress list (what the coordinate should mean: without any of its own transaction's writes)
  * @param amchecks the pg_amcheck runs
+ * @param branchNow each branch's rows after the run, by branch and table
+ * @param parentAtCutoff the rows of each branch's parent at the branch's cutoff, by branch and table
  */
 public record Observations(
     History history,
@@ -36,4 +38,13 @@ public record Observations(
     String feedProblem,
     Map<Long, List<long[]>> replays,
     Map<Long, List<long[]>> replaysWithoutOwn,
-    List<AmcheckRun> amchecks) {}
+    List<AmcheckRun> amchecks,
+    Map<String, Map<Integer, Map<Long, Long>>> branchNow,
+    Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff) {
+
+  /** The same observations with these replays without the reader's own xid. */
+  public Observations withReplaysWithoutOwn(Map<Long, List<long[]>> replays) {
+    return new Observations(history, markers, xactStatus, initial, versions, live, shadow, delivered, feedProblem,
+        this.replays, replays, amchecks, branchNow, parentAtCutoff);
+  }
+}

@@ -8,6 +8,14 @@ package io.gnomon.checker.verify;
 public final class Verifier {
   private Verifier() {}
 
+  /**
+   * The reads whose replay differs from what they saw, in transactions that had an xid: the collector replays them a
+   * second time with that xid in the coordinate's in-progress list, to tell Gnomon's known coordinate bug apart.
+   */
+  public static java.util.Set<Long> replaySuspects(Observations o) {
+    return ReplayCheck.suspects(o);
+  }
+
   /** Runs every check. */
   public static Verification verify(Observations o) {
     Findings f = new Findings();
@@ -17,6 +25,7 @@ public final class Verifier {
     HistoryCheck.run(c, f);
     FeedCheck.run(c, f);
     ShadowCheck.run(c, f);
+    BranchCheck.run(c, f);
     for (AmcheckRun run : o.amchecks()) {
       f.checked("pg_amcheck runs", 1);
       if ("corrupt".equals(run.status())) {

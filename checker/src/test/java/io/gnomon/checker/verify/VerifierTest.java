@@ -29,6 +29,8 @@ class VerifierTest {
     final List<Delivered> delivered = new ArrayList<>();
     final Map<Long, List<long[]>> replays = new HashMap<>();
     final Map<Long, List<long[]>> replaysWithoutOwn = new HashMap<>();
+    final Map<String, Map<Integer, Map<Long, Long>>> branchNow = new HashMap<>();
+    final Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff = new HashMap<>();
     long id;
 
     Op op(long txn, Op.Builder b) {
@@ -79,7 +81,7 @@ class VerifierTest {
       Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
       return Verifier.verify(new Observations(History.of(ops), markers, status, initial, versions, Map.of(1, live),
           Map.of(1, shadow), delivered, null, replays, replaysWithoutOwn,
-          List.of(new AmcheckRun("at the end", "clean", ""))));
+          List.of(new AmcheckRun("at the end", "clean", "")), branchNow, parentAtCutoff));
     }
   }
 
@@ -266,12 +268,47 @@ class VerifierTest {
   }
 
   @Test
+  void anUntouchedBranchKeyReadsAsTheParentAtTheCutoff() {
+    World w = new World();
+    w.op(0, Op.of("branch").branch("b1").forked("main", "v1:90:90:").outcome("ok"));
+    w.t1Updates(); // after the cutoff, on main
+    w.op(5, Op.of("begin").branch("b1").xid("200").outcome("ok"));
+    w.op(5, Op.of("update").branch("b1").table(1).rows(List.of(new long[] {1, 5000})).outcome("ok"));
+    w.op(5, Op.of("commit").branch("b1").outcome("ok"));
+    w.markers.put(5L, 200L);
+    w.parentAtCutoff.put("b1", Map.of(1, Map.of(0L, -1L, 1L, -2L)));
+    w.branchNow.put("b1", Map.of(1, Map.of(0L, -1L, 1L, 5000L)));
+    Verification v = w.verify();
+    assertTrue(v.valid(), v.witnesses().toString());
+    assertEquals(1, v.checked().get("untouched branch keys compared with the parent at the cutoff"));
+    // a branch that reads main now instead of at its cutoff
+    w.branchNow.put("b1", Map.of(1, Map.of(0L, 1000L, 1L, 5000L)));
+    v = w.verify();
+    assertEquals(Map.of("branch-cutoff", 1L), v.violations());
+    assertTrue(v.first("branch-cutoff").witness().contains("written by T1"), v.first("branch-cutoff").witness());
+  }
+
+  @Test
+  void aBranchWriteThatReachesMainsHistoryIsAnExtraVersion() {
+    World w = new World().t1Updates();
+    w.op(5, Op.of("begin").branch("b1").xid("200").outcome("ok"));
+    w.op(5, Op.of("update").branch("b1").table(1).rows(List.of(new long[] {1, 5000})).outcome("ok"));
+    w.op(5, Op.of("commit").branch("b1").outcome("ok"));
+    w.markers.put(5L, 200L);
+    w.versions.add(new Version(1, 4096, 200, 'U', 1, -2L));
+    w.delivered.add(new Delivered(2, 1, 1, 200, 4096, 'U', 2));
+    Verification v = w.verify();
+    assertTrue(v.violations().containsKey("history-extra-version"), v.byKind().toString());
+  }
+
+  @Test
   void pgAmcheckFindingsAreViolations() {
     World w = new World().t1Updates();
     Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
     Verification v = Verifier.verify(new Observations(History.of(w.ops), w.markers, w.status, initial, w.versions,
         Map.of(1, w.live), Map.of(1, w.shadow), w.delivered, null, w.replays, w.replaysWithoutOwn,
-        List.of(new AmcheckRun("after fault #1 (restart)", "corrupt", "heap table \"ck_t1\": line pointer"))));
+        List.of(new AmcheckRun("after fault #1 (restart)", "corrupt", "heap table \"ck_t1\": line pointer")), Map.of(),
+        Map.of()));
     assertEquals(Map.of("amcheck", 1L), v.violations());
   }
 }
