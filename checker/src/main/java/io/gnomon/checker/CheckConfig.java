@@ -53,7 +53,7 @@ public record CheckConfig(
 
   private static Map<String, String> knobs() {
     Map<String, String> k = new LinkedHashMap<>();
-    k.put("duration", "60s — how long the workload runs (s, m or ms suffix)");
+    k.put("duration", "40s — how long the workload runs (s, m or ms suffix); setup, faults and verification add about 30 s");
     k.put("sessions", "8 — concurrent client sessions, 1 to 64");
     k.put("tables", "3 — tracked tables, each with an untracked shadow, 1 to 20");
     k.put("branches", "3 — branches forked during the run (odd ones from main, even ones from the previous: nested), 0 to 20");
@@ -71,7 +71,7 @@ public record CheckConfig(
 
   /** Collects the fields; {@link #build()} validates them all. */
   public static final class Builder {
-    private Duration duration = Duration.ofSeconds(60);
+    private Duration duration = Duration.ofSeconds(40);
     private int sessions = 8;
     private int tables = 3;
     private int branches = 3;

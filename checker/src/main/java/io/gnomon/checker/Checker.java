@@ -147,6 +147,8 @@ public final class Checker {
       return new CheckResult(CheckResult.VALID, "NOT VERIFIED: logging was off", null, config.reportDir(), counts);
     }
     amcheck.run("at the end");
+    amcheck.runs().stream().filter(a -> "unavailable".equals(a.status())).findFirst().ifPresent(a ->
+        notes.add("pg_amcheck could not check the database (" + a.when() + "): " + a.output()));
     out.println("Verifying...");
     long v0 = System.nanoTime();
     History history = History.of(log.ops());

@@ -38,7 +38,7 @@ final class CheckCommand implements Command {
     }
     options.append(String.format("  --%-11s %s%n", "list-mutants", "print the mutants' names, one per line, and exit"));
     return """
-        usage: %1$s check [--duration 60s] [--sessions 8] [--tables 3] [--branches 3] [--isolation all]
+        usage: %1$s check [--duration 40s] [--sessions 8] [--tables 3] [--branches 3] [--isolation all]
                              [--faults kill,restart,failover] [--seed S] [--report DIR] [--mutant NAME]
 
         Starts a throwaway PostgreSQL primary with a synchronous streaming standby, tracks a few tables, forks

@@ -39,7 +39,7 @@ public final class Amcheck {
     Optional<Path> binary = servers.primary().binDirectory().map(d -> d.resolve("pg_amcheck"))
         .filter(Files::isExecutable).or(Amcheck::onPath);
     if (binary.isEmpty()) {
-      return new AmcheckRun(when, "unavailable", "no pg_amcheck binary in the PostgreSQL bin directory or on the PATH");
+      return new AmcheckRun(when, "unavailable", "no pg_amcheck binary in the PostgreSQL bin directory, on the PATH or under /usr/lib/postgresql");
     }
     List<String> cmd = List.of(binary.get().toString(), "-h", servers.primary().host(), "-p",
         Integer.toString(servers.primary().port()), "-U", servers.primary().user(), "-w", "--heapallindexed",
@@ -70,7 +70,29 @@ public final class Amcheck {
     }
   }
 
+  /** pg_amcheck on the PATH, else from the newest /usr/lib/postgresql/VERSION/bin. */
   private static Optional<Path> onPath() {
+    Optional<Path> found = path();
+    if (found.isPresent()) {
+      return found;
+    }
+    try (var dirs = Files.list(Path.of("/usr/lib/postgresql"))) {
+      return dirs.map(d -> d.resolve("bin").resolve("pg_amcheck")).filter(Files::isExecutable)
+          .max(java.util.Comparator.comparingInt(p -> version(p.getParent().getParent())));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static int version(Path dir) {
+    try {
+      return Integer.parseInt(dir.getFileName().toString());
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private static Optional<Path> path() {
     String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
     for (String dir : path.split(":")) {
       Path p = Path.of(dir, "pg_amcheck");

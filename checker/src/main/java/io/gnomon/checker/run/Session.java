@@ -185,25 +185,25 @@ final class Session implements Runnable {
       read(tbl);
     } else if (branch != null && pick < 52) {
       // branch views take no ON CONFLICT
-      long k = key();
+      long k = writeKey();
       write("insert", tbl, "insert into %s (id, v) select ?, ? where not exists (select 1 from %1$s where id = ?) "
           + "returning id::bigint, v", List.of(k, value(k), k), null, null);
     } else if (pick < 52) {
-      long k = key();
+      long k = writeKey();
       write("insert", tbl, "insert into %s (id, v) values (?, ?) on conflict (id) do nothing returning id::bigint, v",
           List.of(k, value(k)), "insert into %s (id, v) values (?, ?) on conflict (id) do nothing", null);
     } else if (pick < 72) {
-      long k = key();
+      long k = writeKey();
       write("update", tbl, "update %s set v = ? where id = ? returning id::bigint, v", List.of(value(k), k),
           "update %s set v = ? where id = ?", null);
     } else if (pick < 78) {
-      long lo = key();
-      long hi = Math.min(Schema.KEYS - 1, lo + rnd.nextInt(5));
+      long lo = writeKey();
+      long hi = Math.min(branch == null ? Schema.KEYS - 1 : Schema.KEYS / 2 - 1, lo + rnd.nextInt(5));
       long wid = w.writeNumbers.incrementAndGet();
       write("update", tbl, "update %s set v = ? * 1000 + id where id between ? and ? returning id::bigint, v",
           List.of(wid, lo, hi), "update %s set v = ? * 1000 + id where id = any (?)", wid);
     } else if (pick < 90) {
-      long k = key();
+      long k = writeKey();
       write("delete", tbl, "delete from %s where id = ? returning id::bigint, v", List.of(k),
           "delete from %s where id = any (?)", null);
     } else {
@@ -323,8 +323,13 @@ final class Session implements Runnable {
     return branch == null ? Schema.tracked(tbl) : Schema.BRANCH_SCHEMA + "." + Schema.tracked(tbl);
   }
 
+  /** A key; a branch transaction writes only the lower half, so the upper half stays untouched on branches. */
   private long key() {
     return rnd.nextInt(Schema.KEYS);
+  }
+
+  private long writeKey() {
+    return rnd.nextInt(branch == null ? Schema.KEYS : Schema.KEYS / 2);
   }
 
   /** A value no other write uses: the write's number and the key. */

@@ -79,7 +79,7 @@ final class ReplayCheck {
     return c.name(t) + " read " + Context.table(read.tbl()) + " keys " + read.lo() + ".." + read.hi() + " (op #"
         + read.id() + ") with coordinate " + read.coord() + " from gnomon.coordinate(), and saw k=" + k + " "
         + show(seen.get(k)) + "; read again as of that coordinate, Gnomon returns " + show(expected.get(k))
-        + ", which T" + t.no() + " itself wrote after the read: the coordinate's in-progress list leaves out the "
+        + ": T" + t.no() + "'s own change after the read shows through. The coordinate's in-progress list leaves out the "
         + "capturing transaction's own xid (pg_current_snapshot() never lists it), so once that transaction "
         + "committed, reads as of the coordinate include all its writes. With the xid added to the in-progress list "
         + "the read replays exactly.";
