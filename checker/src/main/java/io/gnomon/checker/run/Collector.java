@@ -26,7 +26,7 @@ public final class Collector {
    * Branch reads replayed at most: a read at a branch point costs milliseconds (the read function is not inlined, so
    * it reads the whole table), so a sample of this size, fixed by the history, is replayed.
    */
-  public static final int MAX_BRANCH_REPLAYS = 400;
+  public static final int MAX_BRANCH_REPLAYS = 300;
 
   private Collector() {}
 
