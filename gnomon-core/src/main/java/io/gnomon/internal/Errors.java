@@ -16,6 +16,7 @@ import io.gnomon.TableNotTrackedException;
 import io.gnomon.UnsupportedColumnTypeException;
 import io.gnomon.UnsupportedDdlException;
 import io.gnomon.UnsupportedRelationException;
+import io.gnomon.merge.MergeLimitExceededException;
 import io.gnomon.sql.GnomonSqlState;
 import java.sql.SQLException;
 import org.postgresql.util.PSQLException;
@@ -52,6 +53,7 @@ public final class Errors {
                   case CONSUMER_EXISTS -> new ConsumerExistsException(message, e);
                   case CONSUMER_EXPIRED -> new ConsumerExpiredException(message, e);
                   case INVALID_POSITION -> new InvalidPositionException(message, e);
+                  case MERGE_LIMIT_EXCEEDED -> new MergeLimitExceededException(message, e);
                 })
         .orElseGet(() -> new GnomonException(doing + ": " + message + " [SQLSTATE " + state + "]", state, e));
   }

@@ -39,7 +39,9 @@ public enum GnomonSqlState {
   /** The consumer fell behind further than its limit and was expired. */
   CONSUMER_EXPIRED("GN032", false),
   /** The feed position is malformed, belongs to no delivered page, or goes backwards. */
-  INVALID_POSITION("GN033", false);
+  INVALID_POSITION("GN033", false),
+  /** A merge input exceeds a configured limit (json: nesting depth or number of nodes). */
+  MERGE_LIMIT_EXCEEDED("GN040", false);
 
   private final String sqlState;
   private final boolean retryable;
