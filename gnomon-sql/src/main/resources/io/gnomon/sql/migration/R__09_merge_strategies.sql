@@ -30,7 +30,8 @@ comment on function gnomon.merge_rule(anycompatible, anycompatible, anycompatibl
 create or replace function gnomon.merge_fail(base anycompatible, ours anycompatible, theirs anycompatible,
                                              out value anycompatible, out conflict text)
 language sql immutable parallel safe as $$
-  select case when ours is not distinct from base then theirs else ours end,
+  select case when ours is not distinct from theirs then ours when ours is not distinct from base then theirs
+              else ours end,
          case when ours is distinct from theirs and ours is distinct from base and theirs is distinct from base
               then 'both sides changed the column differently and its strategy is fail' end
 $$;
@@ -40,7 +41,9 @@ comment on function gnomon.merge_fail(anycompatible, anycompatible, anycompatibl
 create or replace function gnomon.merge_ours(base anycompatible, ours anycompatible, theirs anycompatible,
                                              out value anycompatible, out conflict text)
 language sql immutable parallel safe as $$
-  select case when ours is not distinct from base then theirs else ours end, null::text
+  select case when ours is not distinct from theirs then ours when ours is not distinct from base then theirs
+              else ours end,
+         null::text
 $$;
 comment on function gnomon.merge_ours(anycompatible, anycompatible, anycompatible) is
   'Merge strategy ours: a change on both sides keeps the target''s value.';
@@ -48,7 +51,8 @@ comment on function gnomon.merge_ours(anycompatible, anycompatible, anycompatibl
 create or replace function gnomon.merge_theirs(base anycompatible, ours anycompatible, theirs anycompatible,
                                                out value anycompatible, out conflict text)
 language sql immutable parallel safe as $$
-  select case when theirs is not distinct from base then ours else theirs end, null::text
+  select case when ours is not distinct from theirs or theirs is not distinct from base then ours else theirs end,
+         null::text
 $$;
 comment on function gnomon.merge_theirs(anycompatible, anycompatible, anycompatible) is
   'Merge strategy theirs: a change on both sides takes the source''s value.';
