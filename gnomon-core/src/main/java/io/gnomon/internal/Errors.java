@@ -13,6 +13,7 @@ import io.gnomon.CoordinateTooOldException;
 import io.gnomon.GnomonException;
 import io.gnomon.InvalidArgumentException;
 import io.gnomon.MalformedCoordinateException;
+import io.gnomon.MergeException;
 import io.gnomon.NoBranchSelectedException;
 import io.gnomon.NoPrimaryKeyException;
 import io.gnomon.TableAlreadyTrackedException;
@@ -21,6 +22,7 @@ import io.gnomon.TableNotTrackedException;
 import io.gnomon.UnsupportedColumnTypeException;
 import io.gnomon.UnsupportedDdlException;
 import io.gnomon.UnsupportedRelationException;
+import io.gnomon.merge.MergeLimitExceededException;
 import io.gnomon.sql.GnomonSqlState;
 import java.sql.SQLException;
 import org.postgresql.util.PSQLException;
@@ -62,6 +64,8 @@ public final class Errors {
                   case BRANCH_HAS_CHILDREN -> new BranchHasChildrenException(message, e);
                   case BRANCH_LOST -> new BranchLostException(message, e);
                   case NO_BRANCH_SELECTED -> new NoBranchSelectedException(message, e);
+                  case INVALID_MERGE, UNKNOWN_STRATEGY, STRATEGY_TYPE_MISMATCH, MERGE_NOT_FOUND -> new MergeException(message, state, e);
+                  case MERGE_LIMIT_EXCEEDED -> new MergeLimitExceededException(message, e);
                 })
         .orElseGet(() -> new GnomonException(doing + ": " + message + " [SQLSTATE " + state + "]", state, e));
   }

@@ -95,6 +95,19 @@ class ScalarStrategiesTest {
   }
 
   @Test
+  void textComparesByCodePointsLikeCollateC() {
+    // U+1F600 (a surrogate pair in UTF-16) is beyond U+FFFD: code point order, as PostgreSQL's "C" collation orders
+    // UTF-8, says larger; String.compareTo (UTF-16 code units) would say smaller
+    String emoji = "\uD83D\uDE00";
+    String replacement = "\uFFFD";
+    resolvesBothWays(Strategies.max(), ColumnType.text(), "a", emoji, replacement, emoji);
+    resolvesBothWays(Strategies.min(), ColumnType.text(), "a", emoji, replacement, replacement);
+    resolvesBothWays(Strategies.max(), ColumnType.text(), "a", "\u00E9", "z", "\u00E9");
+    resolvesBothWays(Strategies.max(), ColumnType.text(), "", "ab", "a", "ab");
+    resolvesBothWays(Strategies.min(), ColumnType.text(), "x", "\uD83D\uDE01", "\uD83D\uDE00", "\uD83D\uDE00");
+  }
+
+  @Test
   void customFunction() {
     Strategy longest = Strategies.custom("longest", (column, b, o, t) ->
         ((String) o).length() == ((String) t).length()

@@ -8,7 +8,7 @@ import io.gnomon.merge.Strategy;
 
 /**
  * {@code max} and {@code min}: the larger (smaller) of ours and theirs, like SQL's {@code greatest}/{@code least}:
- * NULL loses to any value. Numbers compare by value, text by UTF-16 code units (SQL: {@code COLLATE "C"}); on a tie
+ * NULL loses to any value. Numbers compare by value, text by code points (SQL: {@code COLLATE "C"}); on a tie
  * of values that differ only in scale ({@code 1.0}, {@code 1.00}) ours is kept.
  */
 public final class ExtremeStrategy implements Strategy {

@@ -28,7 +28,7 @@ public final class UnionStrategy implements Strategy {
   public Resolution resolve(Column column, Object base, Object ours, Object theirs) {
     if (ours == null || theirs == null) {
       return new Conflict(column.name(), base, ours, theirs, name(),
-          (ours == null ? "ours" : "theirs") + " set the array " + column.name()
+          (ours == null ? "ours" : "theirs") + " set " + column.name()
               + " to NULL while the other side changed its elements");
     }
     return new Resolved(MultisetMerge.merge(base == null ? List.of() : list(column, base), list(column, ours),

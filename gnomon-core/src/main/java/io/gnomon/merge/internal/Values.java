@@ -82,18 +82,41 @@ public final class Values {
   }
 
   /**
-   * Compares two non-null values of one kind: numbers by value, strings by UTF-16 code units (the Java reference
-   * order; the SQL side compares with {@code COLLATE "C"}, which agrees for text without surrogate pairs).
+   * Compares two non-null values of one kind: numbers by value, strings by Unicode code points (PostgreSQL's
+   * {@code COLLATE "C"} order on UTF-8 text, which the SQL strategies use; {@link String#compareTo} compares UTF-16
+   * code units and disagrees for characters beyond U+FFFF against U+E000..U+FFFF).
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static int compare(Object a, Object b) {
     if (a instanceof Number x && b instanceof Number y) {
       return compareNumbers(x, y);
     }
+    if (a instanceof String x && b instanceof String y) {
+      return compareCodePoints(x, y);
+    }
     if (a instanceof Comparable c && a.getClass() == b.getClass()) {
       return c.compareTo(b);
     }
     throw new IllegalArgumentException("cannot compare " + describe(a) + " with " + describe(b));
+  }
+
+  /** Compares two strings by Unicode code points, as PostgreSQL's {@code "C"} collation orders UTF-8 text. */
+  public static int compareCodePoints(String a, String b) {
+    int n = Math.min(a.length(), b.length());
+    for (int i = 0; i < n; i++) {
+      char x = a.charAt(i);
+      char y = b.charAt(i);
+      if (x != y) {
+        // two BMP characters, or two high surrogates, order like their code points; a surrogate starts a
+        // character beyond U+FFFF, which sorts after every BMP character (UTF-16 order puts U+E000..U+FFFF after it)
+        boolean sx = Character.isSurrogate(x);
+        if (sx == Character.isSurrogate(y)) {
+          return Character.compare(x, y);
+        }
+        return sx ? 1 : -1;
+      }
+    }
+    return Integer.compare(a.length(), b.length());
   }
 
   /** A hash key such that {@code same(a, b)} implies {@code key(a).equals(key(b))}. */

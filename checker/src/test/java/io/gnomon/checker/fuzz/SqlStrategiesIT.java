@@ -1,0 +1,218 @@
+package io.gnomon.checker.fuzz;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnomon.merge.Column;
+import io.gnomon.merge.ColumnType;
+import io.gnomon.merge.JsonOptions;
+import io.gnomon.merge.Merge;
+import io.gnomon.merge.MergeLimitExceededException;
+import io.gnomon.merge.Resolution;
+import io.gnomon.merge.Resolved;
+import io.gnomon.merge.Strategies;
+import io.gnomon.sql.Catalog;
+import io.gnomon.testkit.GnomonDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The differential test of the merge strategies: seeded random cases go through the Java reference ({@link
+ * Merge#column}) and through the SQL functions ({@code gnomon.merge_*}) in batches, and the answers must be identical
+ * (the same value, or both a conflict with the same reason). The cases are the merge fuzzer's (its generators, every
+ * strategy) plus {@link EdgeCases}. Replay a run with {@code -Dgnomon.merge.seed=S}; size it with
+ * {@code -Dgnomon.merge.cases=N}.
+ */
+class SqlStrategiesIT {
+  @RegisterExtension
+  static final GnomonDatabase db = GnomonDatabase.fromTemplate("gnomon_catalog_v" + Catalog.VERSION, Catalog::install);
+
+  /** Fixed, so the suite is reproducible; printed first. Pass another with -Dgnomon.merge.seed=S to explore. */
+  private static final long SEED = Long.getLong("gnomon.merge.seed", 20_261_130L);
+  private static final int CASES = Integer.getInteger("gnomon.merge.cases", 20_000);
+  private static final int SHOWN = 10;
+
+  @BeforeAll
+  static void customFunction() throws SQLException {
+    try (Connection c = db.connect()) {
+      SqlStrategies.createCustomFunction(c);
+    }
+  }
+
+  @Test
+  void fuzzerCasesAgree() throws SQLException {
+    System.out.println("SqlStrategiesIT: seed " + SEED + " (replay with -Dgnomon.merge.seed=" + SEED + "), " + CASES
+        + " fuzzer cases");
+    MergeFuzzer fuzzer = new MergeFuzzer(CASES, SEED, 0, MergeFuzzer.STRATEGIES, null, 60_000);
+    List<FuzzCase> cases = new ArrayList<>(CASES * 5 / 4);
+    for (int i = 0; i < CASES; i++) {
+      FuzzCase c = fuzzer.generate(i);
+      cases.add(c);
+      if (c.strategy().equals("json")) {
+        cases.add(new FuzzCase(SqlStrategies.JSON_SETS, c.type(), c.base(), c.ours(), c.theirs()));
+      }
+    }
+    agree(cases, "fuzzer");
+  }
+
+  @Test
+  void edgeCasesAgree() throws SQLException {
+    System.out.println("SqlStrategiesIT: seed " + SEED + " (replay with -Dgnomon.merge.seed=" + SEED + ")");
+    agree(EdgeCases.of(SEED, Math.max(100, CASES / 10)), "edge");
+  }
+
+  /** Merges the cases on both sides and fails with the first differences, each with its seed and case. */
+  private static void agree(List<FuzzCase> cases, String kind) throws SQLException {
+    SqlStrategies.Answer[] answers;
+    long start = System.nanoTime();
+    try (Connection c = db.connect()) {
+      answers = SqlStrategies.merge(c, cases);
+    }
+    long nanos = System.nanoTime() - start;
+    Map<String, int[]> byStrategy = new TreeMap<>();
+    List<String> differences = new ArrayList<>();
+    int conflicts = 0;
+    for (int i = 0; i < cases.size(); i++) {
+      FuzzCase c = cases.get(i);
+      Resolution java = SqlStrategies.reference(c);
+      conflicts += java.isConflict() ? 1 : 0;
+      String diff = SqlStrategies.compare(c, java, answers[i]);
+      int[] counts = byStrategy.computeIfAbsent(c.strategy(), k -> new int[2]);
+      counts[0]++;
+      if (diff != null) {
+        counts[1]++;
+        if (differences.size() < SHOWN) {
+          differences.add("case " + i + ": " + c.describe() + "\n    " + diff);
+        }
+      }
+    }
+    System.out.printf(Locale.ROOT, "SqlStrategiesIT: %,d %s cases (%,d conflicts) through PostgreSQL in %.2f s:"
+        + " %,.0f cases/s; by strategy (cases, differences): %s%n", cases.size(), kind, conflicts, nanos / 1e9,
+        cases.size() * 1e9 / nanos, describe(byStrategy));
+    assertTrue(differences.isEmpty(), "Java and SQL disagree (seed " + SEED + ", -Dgnomon.merge.seed=" + SEED + "):\n  "
+        + String.join("\n  ", differences));
+    for (String s : SqlStrategies.REFERENCE.keySet()) {
+      assertTrue(byStrategy.containsKey(s), "no " + kind + " case for strategy " + s);
+    }
+    assertTrue(conflicts > cases.size() / 50, "too few conflicts to prove anything: " + conflicts);
+  }
+
+  private static String describe(Map<String, int[]> byStrategy) {
+    StringBuilder b = new StringBuilder();
+    byStrategy.forEach((k, v) -> b.append(b.length() == 0 ? "" : ", ").append(k).append(' ').append(v[0])
+        .append('/').append(v[1]));
+    return b.toString();
+  }
+
+  @Test
+  void jsonLimitsAreErrorsOnBothSides() throws Exception {
+    ObjectMapper mapper = new ObjectMapper();
+    String deep = "1";
+    for (int i = 0; i < 65; i++) {
+      deep = "{\"a\":" + deep + "}";
+    }
+    String shallower = deep.substring("{\"a\":".length(), deep.length() - 1); // 64 levels: allowed
+    StringBuilder big = new StringBuilder("{\"k\":[");
+    for (int i = 0; i < 60_000; i++) {
+      big.append(i == 0 ? "" : ",").append(i);
+    }
+    String wide = big.append("]}").toString();
+    String wide2 = wide.replace("[0,", "[-1,");
+    ColumnType json = ColumnType.json();
+    // deeper than 64, in ours; more than 100,000 nodes together; the same within the limits
+    assertLimit(mapper, "{}", deep, "{\"b\":1}", true, JsonOptions.defaults(), "");
+    assertLimit(mapper, "{}", "{\"b\":2}", deep, true, JsonOptions.defaults(), "");
+    assertLimit(mapper, "{}", shallower, "{\"b\":1}", false, JsonOptions.defaults(), "");
+    assertLimit(mapper, "{}", wide, wide2, true, JsonOptions.defaults(), "");
+    assertLimit(mapper, "{}", wide, "{\"b\":1}", false, JsonOptions.defaults(), "");
+    // custom limits
+    assertLimit(mapper, "{}", "{\"a\":{\"b\":{\"c\":1}}}", "{\"b\":1}", true, new JsonOptions(2, 100, false),
+        ", false, 2, 100");
+    assertLimit(mapper, "{}", "{\"a\":{\"b\":1}}", "{\"b\":1}", false, new JsonOptions(2, 100, false),
+        ", false, 2, 100");
+    assertLimit(mapper, "{\"x\":[1,2,3]}", "{\"x\":[1,2,3,4]}", "{\"x\":[0]}", true, new JsonOptions(9, 9, false),
+        ", false, 9, 9");
+    assertLimit(mapper, "{\"x\":[1,2]}", "{\"x\":[1,2,4]}", "{\"x\":[0]}", false, new JsonOptions(9, 12, true),
+        ", true, 9, 12");
+    assertLimit(mapper, "{\"x\":[1,2]}", "{\"x\":[1,2,4]}", "{\"x\":[0]}", true, new JsonOptions(9, 11, true),
+        ", true, 9, 11");
+    // equal sides converge before any walk, on both sides
+    assertInstanceOf(Resolved.class, Merge.column(Column.of("c", json), Strategies.json(), null,
+        mapper.readTree(deep), mapper.readTree(deep)));
+    try (Connection c = db.connect();
+        PreparedStatement st = c.prepareStatement("select value::text, conflict from gnomon.merge_json(null, ?::jsonb,"
+            + " ?::jsonb)")) {
+      st.setString(1, deep);
+      st.setString(2, deep);
+      try (ResultSet rs = st.executeQuery()) {
+        assertTrue(rs.next());
+        assertNull(rs.getString(2));
+      }
+    }
+  }
+
+  private static void assertLimit(ObjectMapper mapper, String b, String o, String t, boolean exceeds,
+      JsonOptions options, String sqlOptions) throws Exception {
+    Column column = Column.of("c", ColumnType.json());
+    JsonNode[] v = {mapper.readTree(b), mapper.readTree(o), mapper.readTree(t)};
+    String sql = "select value::text, conflict from gnomon.merge_json(?::jsonb, ?::jsonb, ?::jsonb" + sqlOptions + ")";
+    try (Connection c = db.connect(); PreparedStatement st = c.prepareStatement(sql)) {
+      st.setString(1, b);
+      st.setString(2, o);
+      st.setString(3, t);
+      if (exceeds) {
+        assertThrows(MergeLimitExceededException.class,
+            () -> Merge.column(column, Strategies.json(options), v[0], v[1], v[2]));
+        SQLException e = assertThrows(SQLException.class, st::executeQuery);
+        assertEquals("GN040", e.getSQLState(), e.getMessage());
+      } else {
+        Resolution java = Merge.column(column, Strategies.json(options), v[0], v[1], v[2]);
+        try (ResultSet rs = st.executeQuery()) {
+          assertTrue(rs.next());
+          FuzzCase fc = new FuzzCase("json", ColumnType.json(), v[0], v[1], v[2]);
+          assertNull(SqlStrategies.compare(fc, java, new SqlStrategies.Answer(rs.getString(1), rs.getString(2))),
+              o + " / " + t);
+        }
+      }
+    }
+  }
+
+  @Test
+  void customStrategyContract() throws SQLException {
+    try (Connection c = db.connect(); Statement st = c.createStatement()) {
+      // called only when both sides changed; a conflict's value is ours whatever the function returned
+      st.execute("create function public.merge_test_refuse(base integer, ours integer, theirs integer,"
+          + " out value integer, out conflict text) language sql immutable as"
+          + " $$ select 42, 'refused: ' || base || '/' || ours || '/' || theirs $$");
+      try (ResultSet rs = st.executeQuery("select m.value, m.conflict from (values (1, 1, 2), (1, 2, 1), (1, 3, 3),"
+          + " (1, 2, 3)) v(b, o, t) cross join lateral gnomon.merge_custom(v.b, v.o, v.t,"
+          + " 'public.merge_test_refuse(integer,integer,integer)') m")) {
+        List<String> rows = new ArrayList<>();
+        while (rs.next()) {
+          rows.add(rs.getInt(1) + " " + rs.getString(2));
+        }
+        assertEquals(List.of("2 null", "2 null", "3 null", "2 refused: 1/2/3"), rows);
+      }
+      // a function of another shape is refused with GN021
+      SQLException e = assertThrows(SQLException.class, () -> st.executeQuery(
+          "select * from gnomon.merge_custom(1, 2, 3, 'int4pl(integer,integer)')"));
+      assertEquals("GN021", e.getSQLState(), e.getMessage());
+    }
+  }
+}
