@@ -187,7 +187,7 @@ public record CheckConfig(
           p.add("--mutant: no mutant is called '" + mutant + "'; ./gnomon check --list-mutants lists them");
         } else if (!m.available()) {
           p.add("--mutant " + mutant + " is a slot for a feature that is not built yet: " + m.description());
-        } else if (m == SqlMutant.BRANCH_IGNORES_CUTOFF && branches == 0) {
+        } else if ((m == SqlMutant.BRANCH_IGNORES_CUTOFF || m == SqlMutant.MERGE_DROPS_SIDE) && branches == 0) {
           p.add("--mutant " + mutant + " needs branches: give --branches 1 or more");
         }
       }

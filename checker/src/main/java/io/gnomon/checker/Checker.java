@@ -63,7 +63,6 @@ public final class Checker {
         config.seed(), human(config.duration()), config.sessions(), config.tables(), config.branches(),
         String.join(",", config.isolations()), config.faults().isEmpty() ? "none" : String.join(",", config.faults()),
         config.mutant() == null ? "" : ", MUTANT " + config.mutant().cliName());
-    notes.add("Merges are not exercised: they are not built yet (invariant 6 and mutant merge-drops-side wait for them).");
     PgCluster pg;
     try {
       pg = PostgresProvider.obtain(ClusterOptions.builder().fsync(false).synchronousCommit("on").walLevel("replica")
@@ -79,7 +78,7 @@ public final class Checker {
       try {
         return run(pg, database, counts, environment, notes, started);
       } finally {
-        if (existing) {
+        if (existing && !Boolean.getBoolean("gnomon.check.keep")) { // -Dgnomon.check.keep=true: keep it to look into
           try {
             pg.dropDatabase(database);
           } catch (RuntimeException ignored) {

@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * Deliberately broken variants of Gnomon that {@code ./gnomon check --mutant NAME} runs against, to show that the
  * checker catches each one (exit status 1). They are made inside the checker's throwaway database only, by rewriting
- * the SQL functions Gnomon generated there. {@code merge-drops-side} is a named slot until merges exist.
+ * the SQL functions Gnomon installed or generated there.
  */
 public enum SqlMutant {
   /** The history trigger writes no version for the updates of one transaction in four. */
@@ -22,8 +22,9 @@ public enum SqlMutant {
   /** A branch read that ignores the branch's cutoff: keys not written on the branch read main as it is now. */
   BRANCH_IGNORES_CUTOFF(true, "a branch read ignores the branch's cutoff: keys not written on the branch read main as "
       + "it is now instead of as of the cutoff"),
-  /** Slot: a merge that drops one side's change. */
-  MERGE_DROPS_SIDE(false, "a merge drops one side's change (slot: merges are not built yet)");
+  /** A merge that drops one side's change: strategy theirs keeps ours when both sides changed a column. */
+  MERGE_DROPS_SIDE(true, "a merge drops one side's change: the strategy theirs keeps ours' value when both sides "
+      + "changed a column");
 
   private final boolean available;
   private final String description;

@@ -42,19 +42,20 @@ final class CheckCommand implements Command {
                              [--faults kill,restart,failover] [--seed S] [--report DIR] [--mutant NAME]
 
         Starts a throwaway PostgreSQL primary with a synchronous streaming standby, tracks a few tables, forks
-        branches (some nested) during the run, and runs concurrent sessions of random transactions on main and on
-        the branches (reads with their coordinate, inserts, updates, deletes, key changes, savepoints, rollbacks,
-        long transactions) at READ COMMITTED, REPEATABLE READ and SERIALIZABLE, while a change-feed consumer drains
-        the feed and faults strike: kill -9 of backends, crash-restart of the server, failover to the standby.
-        Every operation is logged as a JSON line. Afterwards it verifies that every read, on main and on branches,
-        replays exactly as of its coordinate, that the feed delivered every committed version once and in commit
-        order, that no version is missing or out of order, that each tracked table equals an untracked shadow
-        written in the same transactions, that keys never written on a branch read as its parent did at the
-        cutoff, that no acknowledged commit was lost, and that pg_amcheck is clean. It prints the verdict and
-        writes a report (index.html, result.json, history.jsonl).
+        branches (some nested) during the run and merges those of main back into main, and runs concurrent
+        sessions of random transactions on main and on the branches (reads with their coordinate, inserts,
+        updates, deletes, key changes, savepoints, rollbacks, long transactions) at READ COMMITTED, REPEATABLE
+        READ and SERIALIZABLE, while a change-feed consumer drains the feed and faults strike: kill -9 of
+        backends, crash-restart of the server, failover to the standby. Every operation is logged as a JSON line.
+        Afterwards it verifies that every read, on main and on branches, replays exactly as of its coordinate,
+        that the feed delivered every committed version once and in commit order, that no version is missing or
+        out of order, that each tracked table equals an untracked shadow written in the same transactions, that
+        keys never written on a branch read as its parent did at the cutoff, that merges lost no change of either
+        side, that no acknowledged commit was lost, and that pg_amcheck is clean. It prints the verdict and writes
+        a report (index.html, result.json, history.jsonl).
 
         With GNOMON_JDBC_URL set it runs on that server in a database it creates and drops; faults are then
-        limited to terminating backends. Merges are not exercised yet (they are not built).
+        limited to terminating backends.
 
         options:
         %2$s

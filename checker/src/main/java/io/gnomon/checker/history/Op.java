@@ -59,14 +59,16 @@ public record Op(
     String br) {
 
   /** Whether this is a write statement. */
+  @com.fasterxml.jackson.annotation.JsonIgnore
   public boolean isWrite() {
     return switch (op) {
-      case "insert", "update", "delete", "rekey" -> true;
+      case "insert", "update", "delete", "rekey", "merge_write" -> true;
       default -> false;
     };
   }
 
   /** Whether it ended well. */
+  @com.fasterxml.jackson.annotation.JsonIgnore
   public boolean ok() {
     return "ok".equals(outcome);
   }

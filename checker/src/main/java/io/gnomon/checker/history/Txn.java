@@ -154,6 +154,8 @@ public final class Txn {
                 case "insert" -> kept.add(new Write(op.tbl(), r[0], 'I', r[1], op.id()));
                 case "update" -> kept.add(new Write(op.tbl(), r[0], 'U', r[1], op.id()));
                 case "delete" -> kept.add(new Write(op.tbl(), r[0], 'D', null, op.id()));
+                case "merge_write" -> kept.add(new Write(op.tbl(), r[0], "IUD".charAt((int) r[2]),
+                    r[2] == 2 ? null : r[1], op.id()));
                 case "rekey" -> {
                   kept.add(new Write(op.tbl(), op.from(), 'D', null, op.id()));
                   kept.add(new Write(op.tbl(), r[0], 'I', r[1], op.id()));

@@ -54,6 +54,14 @@ public final class Mutants {
           require(def.contains(live) && def.contains(history2), mutant, atPoint, live + " ... " + history2);
           execute(c, def.replace(live, "(true").replace(history2, "where false and x.g_xid"));
         }
+        case MERGE_DROPS_SIDE -> {
+          if (t == 1) { // a catalog function, not a per-table one: once
+            String def = definition(c, "gnomon.merge_theirs(anycompatible, anycompatible, anycompatible)");
+            String piece = "then ours else theirs end";
+            require(def.contains(piece), mutant, "gnomon.merge_theirs", piece);
+            execute(c, def.replace(piece, "then ours else ours end"));
+          }
+        }
         default -> throw new IllegalArgumentException("mutant " + mutant.cliName() + " is a slot for a feature that "
             + "is not built yet: " + mutant.description());
       }

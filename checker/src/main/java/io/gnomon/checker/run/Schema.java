@@ -88,6 +88,10 @@ public final class Schema {
         }
         initial.put(t, rows);
         st.execute("select gnomon.track('public." + tracked(t) + "')");
+        // merges of branches into main: theirs wins a column both sides changed, an update wins over a delete, so
+        // that a merge never stops on a conflict and every change of each side must be in its result
+        st.execute("select gnomon.set_merge_strategy('public." + tracked(t) + "', 'v', 'theirs')");
+        st.execute("select gnomon.set_merge_rule('public." + tracked(t) + "', 'update_wins')");
       }
     }
     try (Gnomon g = Gnomon.open(ds)) {

@@ -73,6 +73,15 @@ final class Session implements Runnable {
   }
 
   private void transaction() throws SQLException {
+    w.gate.readLock().lock();
+    try {
+      transactionAlone();
+    } finally {
+      w.gate.readLock().unlock();
+    }
+  }
+
+  private void transactionAlone() throws SQLException {
     txn = w.txnNumbers.incrementAndGet();
     iso = w.isolations.get(rnd.nextInt(w.isolations.size()));
     List<String> branches = w.branches;

@@ -24,6 +24,12 @@ public final class Workload {
   public final AtomicLong unknown = new AtomicLong();
   public final AtomicLong reads = new AtomicLong();
   volatile boolean stopping;
+  /**
+   * Sessions hold it shared for each transaction; a merge takes it exclusively, so that it runs alone and its
+   * REPEATABLE READ snapshot is what it merges (a hot workload would fail it with serialization failures forever).
+   */
+  final java.util.concurrent.locks.ReentrantReadWriteLock gate = new java.util.concurrent.locks.ReentrantReadWriteLock(
+      true);
 
   /**
    * @param isolations {@code rc}, {@code rr}, {@code ser}: each transaction picks one at random

@@ -39,14 +39,30 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     long every = config.duration().toSeconds() >= 30 ? 5_000_000_000L : 2_000_000_000L;
     long nextPrint = t0 + every;
     String problem = null;
+    int merges = 0;
     int created = 0;
+    List<String[]> mergeable = new ArrayList<>(); // branches forked from main: [name, cutoff]
+    int merged = 0;
     // the workload runs its duration, and on until every planned fault has struck (bounded), so that a loaded
     // machine that delays the faults still gets every kind
     long hardEnd = end + 120_000_000_000L;
     while ((System.nanoTime() < end || faultThread.isAlive() && System.nanoTime() < hardEnd) && problem == null) {
       Thread.sleep(50);
       if (created < config.branches() && System.nanoTime() - t0 >= branchAt(config, created + 1)) {
-        created += createBranch(servers, workload, created + 1) ? 1 : 0;
+        String cutoff = createBranch(servers, workload, created + 1);
+        if (cutoff != null) {
+          created++;
+          if ("main".equals(Schema.parent(created))) {
+            mergeable.add(new String[] {Schema.branch(created), cutoff});
+          }
+        }
+      }
+      if (merged < mergeable.size() && System.nanoTime() - t0 >= mergeAt(config, merged + 1)) {
+        String[] b = mergeable.get(merged);
+        merged++;
+        if (Merger.merge(workload, b[0], b[1])) {
+          merges++;
+        }
       }
       if (System.nanoTime() >= nextPrint) {
         nextPrint += every;
@@ -72,6 +88,7 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     counts.put("ops logged", workload.log.count());
     counts.put("workload seconds", Math.round((System.nanoTime() - t0) / 1e8) / 10.0);
     counts.put("branches created", created);
+    counts.put("branches merged into main", merges);
     counts.put("faults planned", plan.size());
     counts.put("faults", faults.done());
     return new WorkloadRun(counts, problem);
@@ -84,16 +101,24 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     return (long) (config.duration().toNanos() * at);
   }
 
-  /** Forks branch {@code i}, logged with its cutoff; false (try again later) while the server is unavailable. */
-  private static boolean createBranch(Servers servers, Workload workload, int i) {
+  /** When the j-th branch forked from main is merged back into main: from 60% to 80% of the run. */
+  private static long mergeAt(CheckConfig config, int j) {
+    return (long) (config.duration().toNanos() * Math.min(0.8, 0.6 + 0.1 * (j - 1)));
+  }
+
+  /**
+   * Forks branch {@code i}, logged with its cutoff, which it returns; null (try again later) while the server is
+   * unavailable.
+   */
+  private static String createBranch(Servers servers, Workload workload, int i) {
     try (java.sql.Connection c = servers.connect()) {
       String cutoff = Schema.createBranch(c, i);
       workload.log.log(io.gnomon.checker.history.Op.of("branch").branch(Schema.branch(i))
           .forked(Schema.parent(i), cutoff).outcome("ok"));
       workload.branches.add(Schema.branch(i));
-      return true;
+      return cutoff;
     } catch (java.sql.SQLException e) {
-      return false;
+      return null;
     }
   }
 

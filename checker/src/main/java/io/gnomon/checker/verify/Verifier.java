@@ -26,6 +26,7 @@ public final class Verifier {
     FeedCheck.run(c, f);
     ShadowCheck.run(c, f);
     BranchCheck.run(c, f);
+    MergeCheck.run(c, f);
     for (AmcheckRun run : o.amchecks()) {
       f.checked("pg_amcheck runs", 1);
       if ("corrupt".equals(run.status())) {
