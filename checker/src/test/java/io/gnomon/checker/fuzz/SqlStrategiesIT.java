@@ -80,9 +80,10 @@ class SqlStrategiesIT {
   /** Merges the cases on both sides and fails with the first differences, each with its seed and case. */
   private static void agree(List<FuzzCase> cases, String kind) throws SQLException {
     SqlStrategies.Answer[] answers;
+    Map<String, Long> nanosBy = new TreeMap<>();
     long start = System.nanoTime();
     try (Connection c = db.connect()) {
-      answers = SqlStrategies.merge(c, cases);
+      answers = SqlStrategies.merge(c, cases, nanosBy);
     }
     long nanos = System.nanoTime() - start;
     Map<String, int[]> byStrategy = new TreeMap<>();
@@ -103,8 +104,8 @@ class SqlStrategiesIT {
       }
     }
     System.out.printf(Locale.ROOT, "SqlStrategiesIT: %,d %s cases (%,d conflicts) through PostgreSQL in %.2f s:"
-        + " %,.0f cases/s; by strategy (cases, differences): %s%n", cases.size(), kind, conflicts, nanos / 1e9,
-        cases.size() * 1e9 / nanos, describe(byStrategy));
+        + " %,.0f cases/s; by strategy (cases, differences, cases/s): %s%n", cases.size(), kind, conflicts,
+        nanos / 1e9, cases.size() * 1e9 / nanos, describe(byStrategy, nanosBy));
     assertTrue(differences.isEmpty(), "Java and SQL disagree (seed " + SEED + ", -Dgnomon.merge.seed=" + SEED + "):\n  "
         + String.join("\n  ", differences));
     for (String s : SqlStrategies.REFERENCE.keySet()) {
@@ -113,10 +114,10 @@ class SqlStrategiesIT {
     assertTrue(conflicts > cases.size() / 50, "too few conflicts to prove anything: " + conflicts);
   }
 
-  private static String describe(Map<String, int[]> byStrategy) {
+  private static String describe(Map<String, int[]> byStrategy, Map<String, Long> nanos) {
     StringBuilder b = new StringBuilder();
     byStrategy.forEach((k, v) -> b.append(b.length() == 0 ? "" : ", ").append(k).append(' ').append(v[0])
-        .append('/').append(v[1]));
+        .append('/').append(v[1]).append(String.format(Locale.ROOT, "/%,.0f", v[0] * 1e9 / nanos.get(k))));
     return b.toString();
   }
 

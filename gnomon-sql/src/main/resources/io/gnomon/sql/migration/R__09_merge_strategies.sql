@@ -595,7 +595,7 @@ comment on function gnomon.merge_text(text, text, text) is
 -- then ignored: the result is ours). It must be deterministic.
 create or replace function gnomon.merge_custom(base anycompatible, ours anycompatible, theirs anycompatible,
                                                fn regprocedure, out value anycompatible, out conflict text)
-language plpgsql stable parallel safe as $$
+language plpgsql stable as $$
 declare
   call text;
 begin

@@ -19,6 +19,28 @@ import io.gnomon.sql.internal.generated.routines.FollowTableChange;
 import io.gnomon.sql.internal.generated.routines.InstallAsOf;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
 import io.gnomon.sql.internal.generated.routines.Maintain;
+import io.gnomon.sql.internal.generated.routines.MergeCounter1;
+import io.gnomon.sql.internal.generated.routines.MergeCounter2;
+import io.gnomon.sql.internal.generated.routines.MergeCounter3;
+import io.gnomon.sql.internal.generated.routines.MergeCounter4;
+import io.gnomon.sql.internal.generated.routines.MergeCounterExact;
+import io.gnomon.sql.internal.generated.routines.MergeCustom;
+import io.gnomon.sql.internal.generated.routines.MergeExtreme;
+import io.gnomon.sql.internal.generated.routines.MergeFail;
+import io.gnomon.sql.internal.generated.routines.MergeJson;
+import io.gnomon.sql.internal.generated.routines.MergeJsonAt;
+import io.gnomon.sql.internal.generated.routines.MergeJsonCheck;
+import io.gnomon.sql.internal.generated.routines.MergeMax;
+import io.gnomon.sql.internal.generated.routines.MergeMin;
+import io.gnomon.sql.internal.generated.routines.MergeMultiset;
+import io.gnomon.sql.internal.generated.routines.MergeOurs;
+import io.gnomon.sql.internal.generated.routines.MergeRule;
+import io.gnomon.sql.internal.generated.routines.MergeText;
+import io.gnomon.sql.internal.generated.routines.MergeTextHunks;
+import io.gnomon.sql.internal.generated.routines.MergeTextLines;
+import io.gnomon.sql.internal.generated.routines.MergeTextSide;
+import io.gnomon.sql.internal.generated.routines.MergeTheirs;
+import io.gnomon.sql.internal.generated.routines.MergeUnion;
 import io.gnomon.sql.internal.generated.routines.ObjectName;
 import io.gnomon.sql.internal.generated.routines.ParseCoordinate;
 import io.gnomon.sql.internal.generated.routines.ParsePosition;
@@ -34,6 +56,7 @@ import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 
+import java.math.BigDecimal;
 import java.time.OffsetDateTime;
 
 import org.jooq.Configuration;
@@ -448,6 +471,682 @@ public class Routines {
         Maintain f = new Maintain();
 
         return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.merge_counter</code>
+     */
+    public static MergeCounter1 mergeCounter1(
+          Configuration configuration
+        , Short base
+        , Short ours
+        , Short theirs
+    ) {
+        MergeCounter1 p = new MergeCounter1();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_counter</code>
+     */
+    public static MergeCounter2 mergeCounter2(
+          Configuration configuration
+        , Integer base
+        , Integer ours
+        , Integer theirs
+    ) {
+        MergeCounter2 p = new MergeCounter2();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_counter</code>
+     */
+    public static MergeCounter3 mergeCounter3(
+          Configuration configuration
+        , Long base
+        , Long ours
+        , Long theirs
+    ) {
+        MergeCounter3 p = new MergeCounter3();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_counter</code>
+     */
+    public static MergeCounter4 mergeCounter4(
+          Configuration configuration
+        , BigDecimal base
+        , BigDecimal ours
+        , BigDecimal theirs
+        , Integer numericPrecision
+        , Integer numericScale
+    ) {
+        MergeCounter4 p = new MergeCounter4();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+        p.setNumericPrecision(numericPrecision);
+        p.setNumericScale(numericScale);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_counter_exact</code>
+     */
+    public static MergeCounterExact mergeCounterExact(
+          Configuration configuration
+        , BigDecimal base
+        , BigDecimal ours
+        , BigDecimal theirs
+        , String typeName
+        , BigDecimal lo
+        , BigDecimal hi
+        , Integer numericPrecision
+        , Integer numericScale
+    ) {
+        MergeCounterExact p = new MergeCounterExact();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+        p.setTypeName(typeName);
+        p.setLo(lo);
+        p.setHi(hi);
+        p.setNumericPrecision(numericPrecision);
+        p.setNumericScale(numericScale);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeCustom mergeCustom(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+        , Object fn
+    ) {
+        MergeCustom p = new MergeCustom();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+        p.setFn(fn);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeExtreme mergeExtreme(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+        , Integer sign
+    ) {
+        MergeExtreme p = new MergeExtreme();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+        p.setSign(sign);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeFail mergeFail(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        MergeFail p = new MergeFail();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_json</code>
+     */
+    public static MergeJson mergeJson(
+          Configuration configuration
+        , JSONB base
+        , JSONB ours
+        , JSONB theirs
+        , Boolean arraysAsSets
+        , Integer maxDepth
+        , Integer maxNodes
+    ) {
+        MergeJson p = new MergeJson();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+        p.setArraysAsSets(arraysAsSets);
+        p.setMaxDepth(maxDepth);
+        p.setMaxNodes(maxNodes);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_json_at</code>
+     */
+    public static MergeJsonAt mergeJsonAt(
+          Configuration configuration
+        , JSONB b
+        , JSONB o
+        , JSONB t
+        , String path
+        , Boolean arraysAsSets
+        , String[] paths
+    ) {
+        MergeJsonAt p = new MergeJsonAt();
+        p.setB(b);
+        p.setO(o);
+        p.setT(t);
+        p.setPath(path);
+        p.setArraysAsSets(arraysAsSets);
+        p.setPaths(paths);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_json_check</code>
+     */
+    public static Integer mergeJsonCheck(
+          Configuration configuration
+        , JSONB doc
+        , String side
+        , Integer maxDepth
+        , Integer budget
+        , Integer maxNodes
+    ) {
+        MergeJsonCheck f = new MergeJsonCheck();
+        f.setDoc(doc);
+        f.setSide(side);
+        f.setMaxDepth(maxDepth);
+        f.setBudget(budget);
+        f.setMaxNodes(maxNodes);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.merge_json_check</code> as a field.
+     */
+    public static Field<Integer> mergeJsonCheck(
+          JSONB doc
+        , String side
+        , Integer maxDepth
+        , Integer budget
+        , Integer maxNodes
+    ) {
+        MergeJsonCheck f = new MergeJsonCheck();
+        f.setDoc(doc);
+        f.setSide(side);
+        f.setMaxDepth(maxDepth);
+        f.setBudget(budget);
+        f.setMaxNodes(maxNodes);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.merge_json_check</code> as a field.
+     */
+    public static Field<Integer> mergeJsonCheck(
+          Field<JSONB> doc
+        , Field<String> side
+        , Field<Integer> maxDepth
+        , Field<Integer> budget
+        , Field<Integer> maxNodes
+    ) {
+        MergeJsonCheck f = new MergeJsonCheck();
+        f.setDoc(doc);
+        f.setSide(side);
+        f.setMaxDepth(maxDepth);
+        f.setBudget(budget);
+        f.setMaxNodes(maxNodes);
+
+        return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeMax mergeMax(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        MergeMax p = new MergeMax();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeMin mergeMin(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        MergeMin p = new MergeMin();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Object mergeMultiset(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        MergeMultiset f = new MergeMultiset();
+        f.setBase(base);
+        f.setOurs(ours);
+        f.setTheirs(theirs);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Field<Object> mergeMultiset(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        MergeMultiset f = new MergeMultiset();
+        f.setBase(base);
+        f.setOurs(ours);
+        f.setTheirs(theirs);
+
+        return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Field<Object> mergeMultiset(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        MergeMultiset f = new MergeMultiset();
+        f.setBase(base);
+        f.setOurs(ours);
+        f.setTheirs(theirs);
+
+        return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeOurs mergeOurs(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        MergeOurs p = new MergeOurs();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeRule mergeRule(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        MergeRule p = new MergeRule();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_text</code>
+     */
+    public static MergeText mergeText(
+          Configuration configuration
+        , String base
+        , String ours
+        , String theirs
+    ) {
+        MergeText p = new MergeText();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_text_hunks</code>
+     */
+    public static Integer[] mergeTextHunks(
+          Configuration configuration
+        , String[] base
+        , String[] side
+    ) {
+        MergeTextHunks f = new MergeTextHunks();
+        f.setBase(base);
+        f.setSide(side);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.merge_text_hunks</code> as a field.
+     */
+    public static Field<Integer[]> mergeTextHunks(
+          String[] base
+        , String[] side
+    ) {
+        MergeTextHunks f = new MergeTextHunks();
+        f.setBase(base);
+        f.setSide(side);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.merge_text_hunks</code> as a field.
+     */
+    public static Field<Integer[]> mergeTextHunks(
+          Field<String[]> base
+        , Field<String[]> side
+    ) {
+        MergeTextHunks f = new MergeTextHunks();
+        f.setBase(base);
+        f.setSide(side);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.merge_text_lines</code>
+     */
+    public static String[] mergeTextLines(
+          Configuration configuration
+        , String doc
+    ) {
+        MergeTextLines f = new MergeTextLines();
+        f.setDoc(doc);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.merge_text_lines</code> as a field.
+     */
+    public static Field<String[]> mergeTextLines(
+          String doc
+    ) {
+        MergeTextLines f = new MergeTextLines();
+        f.setDoc(doc);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.merge_text_lines</code> as a field.
+     */
+    public static Field<String[]> mergeTextLines(
+          Field<String> doc
+    ) {
+        MergeTextLines f = new MergeTextLines();
+        f.setDoc(doc);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.merge_text_side</code>
+     */
+    public static String mergeTextSide(
+          Configuration configuration
+        , String[] base
+        , String[] side
+        , Integer[] hunks
+        , Integer k0
+        , Integer k1
+        , Integer gs
+        , Integer ge
+    ) {
+        MergeTextSide f = new MergeTextSide();
+        f.setBase(base);
+        f.setSide(side);
+        f.setHunks(hunks);
+        f.setK0(k0);
+        f.setK1(k1);
+        f.setGs(gs);
+        f.setGe(ge);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.merge_text_side</code> as a field.
+     */
+    public static Field<String> mergeTextSide(
+          String[] base
+        , String[] side
+        , Integer[] hunks
+        , Integer k0
+        , Integer k1
+        , Integer gs
+        , Integer ge
+    ) {
+        MergeTextSide f = new MergeTextSide();
+        f.setBase(base);
+        f.setSide(side);
+        f.setHunks(hunks);
+        f.setK0(k0);
+        f.setK1(k1);
+        f.setGs(gs);
+        f.setGe(ge);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.merge_text_side</code> as a field.
+     */
+    public static Field<String> mergeTextSide(
+          Field<String[]> base
+        , Field<String[]> side
+        , Field<Integer[]> hunks
+        , Field<Integer> k0
+        , Field<Integer> k1
+        , Field<Integer> gs
+        , Field<Integer> ge
+    ) {
+        MergeTextSide f = new MergeTextSide();
+        f.setBase(base);
+        f.setSide(side);
+        f.setHunks(hunks);
+        f.setK0(k0);
+        f.setK1(k1);
+        f.setGs(gs);
+        f.setGe(ge);
+
+        return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeTheirs mergeTheirs(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        MergeTheirs p = new MergeTheirs();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeUnion mergeUnion(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        MergeUnion p = new MergeUnion();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
     }
 
     /**
