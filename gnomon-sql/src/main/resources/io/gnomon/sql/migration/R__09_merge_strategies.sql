@@ -7,7 +7,7 @@
 -- the merged value (which may itself be NULL); otherwise conflict says why, in one sentence, and value is ours, the
 -- target's value unchanged, so a statement that writes value changes nothing where it conflicts.
 
--- This file's own SQLSTATEs (GN040-GN049), registered like R__01_errors.sql registers the others.
+-- This file's own SQLSTATEs (the range GN04x is the merges'), registered like R__01_errors.sql registers the others.
 insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
   ('GN040', 'MERGE_LIMIT_EXCEEDED', false,
    'A merge input exceeds a configured limit (json: nesting depth or number of nodes); nothing was merged.')
