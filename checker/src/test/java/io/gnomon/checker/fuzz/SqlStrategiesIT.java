@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnomon.internal.Errors;
 import io.gnomon.merge.Column;
 import io.gnomon.merge.ColumnType;
 import io.gnomon.merge.JsonOptions;
@@ -182,6 +183,7 @@ class SqlStrategiesIT {
             () -> Merge.column(column, Strategies.json(options), v[0], v[1], v[2]));
         SQLException e = assertThrows(SQLException.class, st::executeQuery);
         assertEquals("GN040", e.getSQLState(), e.getMessage());
+        assertInstanceOf(MergeLimitExceededException.class, Errors.translate("merging", e)); // one exception, both
       } else {
         Resolution java = Merge.column(column, Strategies.json(options), v[0], v[1], v[2]);
         try (ResultSet rs = st.executeQuery()) {
