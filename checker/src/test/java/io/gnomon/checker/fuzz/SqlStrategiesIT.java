@@ -197,6 +197,26 @@ class SqlStrategiesIT {
   }
 
   @Test
+  void sqlOnlyInputs() throws SQLException {
+    // what the Java reference cannot hold: NaN and infinities in a counter, ordered types beyond numbers and text,
+    // varchar; and three untyped literals, which resolve to text
+    try (Connection c = db.connect(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("select a.conflict, b.conflict, m.value::text, v.value, u.value::text"
+            + " from gnomon.merge_counter(1::numeric, 'NaN', 2) a,"
+            + " gnomon.merge_counter(0::numeric, 'Infinity', '-Infinity', 10, 2) b,"
+            + " gnomon.merge_max(date '2026-01-01', date '2026-03-01', date '2026-02-01') m,"
+            + " gnomon.merge_min('b'::varchar, '\u00e9'::varchar, 'z'::varchar) v,"
+            + " gnomon.merge_fail('a', 'b', 'b') u")) {
+      assertTrue(rs.next());
+      assertEquals("counter: the result NaN is not a finite number", rs.getString(1));
+      assertEquals("counter: the result NaN is not a finite number", rs.getString(2));
+      assertEquals("2026-03-01", rs.getString(3));
+      assertEquals("z", rs.getString(4)); // code point order: z (U+007A) before é (U+00E9)
+      assertEquals("b", rs.getString(5));
+    }
+  }
+
+  @Test
   void customStrategyContract() throws SQLException {
     try (Connection c = db.connect(); Statement st = c.createStatement()) {
       // called only when both sides changed; a conflict's value is ours whatever the function returned

@@ -60,7 +60,8 @@ comment on function gnomon.merge_theirs(anycompatible, anycompatible, anycompati
 -- counter: base + (ours - base) + (theirs - base), exact (in numeric, so no intermediate step overflows). A NULL base
 -- counts as 0; NULL on a side is a conflict. For integers the result must lie in [lo, hi]; for numeric(precision,
 -- scale) it must have at most scale decimal places (more would be rounded) and at most precision - scale digits
--- before the point. precision NULL: unconstrained numeric.
+-- before the point. precision NULL: unconstrained numeric. NaN or an infinity (which the Java reference cannot hold)
+-- makes the result NaN or infinite, which is a conflict too.
 create or replace function gnomon.merge_counter_exact(base numeric, ours numeric, theirs numeric, type_name text,
                                                       lo numeric, hi numeric, numeric_precision integer,
                                                       numeric_scale integer,
@@ -89,6 +90,8 @@ begin
       conflict := format('counter: %s + (%s − %s) + (%s − %s) = %s is outside the range of %s [%s, %s]',
                          b, ours, b, theirs, b, r, type_name, lo, hi);
     end if;
+  elsif r in ('NaN', 'Infinity', '-Infinity') then
+    conflict := format('counter: the result %s is not a finite number', r);
   elsif numeric_precision is null then
     value := r;
   elsif scale(trim_scale(r)) > numeric_scale then
