@@ -2,12 +2,16 @@ package io.gnomon;
 
 import static io.gnomon.sql.internal.generated.Tables.TRACKED_TABLE;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gnomon.internal.Jdbc;
 import io.gnomon.internal.Ticker;
 import io.gnomon.sql.Catalog;
 import io.gnomon.sql.internal.generated.Routines;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -152,7 +156,8 @@ public final class Gnomon implements AutoCloseable {
         Arrays.asList(r.getKeyColumns()),
         r.getHistoryTable(),
         r.getAsOfFunction(),
-        r.getTrackedAt());
+        r.getTrackedAt(),
+        r.getBaseName());
   }
 
   /** Captures the coordinate of now (one round trip). */
@@ -240,6 +245,68 @@ public final class Gnomon implements AutoCloseable {
   public AsOf asOf(Instant at) {
     return new AsOf(this, coordinateAt(at));
   }
+
+  /** Reads at a point: main or a branch, now or as of a coordinate; see {@link At}. */
+  public At at(Point point) {
+    return new At(this, point);
+  }
+
+  /** Branch lifecycle: create, list, describe, rename, drop; see {@link Branches}. */
+  public Branches branches() {
+    return new Branches(this);
+  }
+
+  /**
+   * Work on a branch with jOOQ or JDBC, at the data source's default isolation level; see {@link OnBranch}.
+   * Nothing is checked until the first transaction runs.
+   */
+  public OnBranch onBranch(String branch) {
+    return new OnBranch(this, branch, -1);
+  }
+
+  /**
+   * The keys of a table whose state differs between two points, with the operation and both row images. Its cost
+   * grows with the changes between the points, not with the table.
+   *
+   * <pre>{@code
+   * List<DiffRow> changes = gnomon.diff("public.accounts", Point.main(), Point.branch("feature"));
+   * }</pre>
+   */
+  public List<DiffRow> diff(String table, Point from, Point to) {
+    return Jdbc.withConnection(
+        config.dataSource(),
+        "diffing " + table + " from " + from + " to " + to,
+        c -> {
+          List<DiffRow> out = new ArrayList<>();
+          try (PreparedStatement ps = c.prepareStatement(
+              "select op, key::text, old::text, new::text from gnomon.diff(?, gnomon.point(?, ?), gnomon.point(?, ?))")) {
+            ps.setString(1, table);
+            ps.setString(2, from.branch());
+            ps.setString(3, from.coordinateText());
+            ps.setString(4, to.branch());
+            ps.setString(5, to.coordinateText());
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.add(new DiffRow(rs.getString(1), json(rs.getString(2)), json(rs.getString(3)), json(rs.getString(4))));
+              }
+            }
+          }
+          return out;
+        });
+  }
+
+  private static JsonNode json(String text) {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return JSON.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw Jdbc.failure("the database returned malformed JSON: " + text, e);
+    }
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Stops the ticker. The data source is the caller's and stays open. */
   @Override

@@ -1,5 +1,9 @@
 package io.gnomon.internal;
 
+import io.gnomon.BranchExistsException;
+import io.gnomon.BranchHasChildrenException;
+import io.gnomon.BranchLostException;
+import io.gnomon.BranchNotFoundException;
 import io.gnomon.ConsumerExistsException;
 import io.gnomon.ConsumerExpiredException;
 import io.gnomon.ConsumerNotFoundException;
@@ -9,6 +13,8 @@ import io.gnomon.CoordinateTooOldException;
 import io.gnomon.GnomonException;
 import io.gnomon.InvalidArgumentException;
 import io.gnomon.MalformedCoordinateException;
+import io.gnomon.MergeException;
+import io.gnomon.NoBranchSelectedException;
 import io.gnomon.NoPrimaryKeyException;
 import io.gnomon.TableAlreadyTrackedException;
 import io.gnomon.TableNotFoundException;
@@ -53,6 +59,12 @@ public final class Errors {
                   case CONSUMER_EXISTS -> new ConsumerExistsException(message, e);
                   case CONSUMER_EXPIRED -> new ConsumerExpiredException(message, e);
                   case INVALID_POSITION -> new InvalidPositionException(message, e);
+                  case BRANCH_NOT_FOUND -> new BranchNotFoundException(message, e);
+                  case BRANCH_EXISTS -> new BranchExistsException(message, e);
+                  case BRANCH_HAS_CHILDREN -> new BranchHasChildrenException(message, e);
+                  case BRANCH_LOST -> new BranchLostException(message, e);
+                  case NO_BRANCH_SELECTED -> new NoBranchSelectedException(message, e);
+                  case INVALID_MERGE, UNKNOWN_STRATEGY, STRATEGY_TYPE_MISMATCH, MERGE_NOT_FOUND -> new MergeException(message, state, e);
                   case MERGE_LIMIT_EXCEEDED -> new MergeLimitExceededException(message, e);
                 })
         .orElseGet(() -> new GnomonException(doing + ": " + message + " [SQLSTATE " + state + "]", state, e));

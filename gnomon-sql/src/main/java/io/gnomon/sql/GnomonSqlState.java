@@ -41,7 +41,25 @@ public enum GnomonSqlState {
   /** The feed position is malformed, belongs to no delivered page, or goes backwards. */
   INVALID_POSITION("GN033", false),
   /** A merge input exceeds a configured limit (json: nesting depth or number of nodes). */
-  MERGE_LIMIT_EXCEEDED("GN040", false);
+  MERGE_LIMIT_EXCEEDED("GN040", false),
+  /** No branch has that name, or the selected branch was dropped. */
+  BRANCH_NOT_FOUND("GN050", false),
+  /** A branch with that name already exists. */
+  BRANCH_EXISTS("GN051", false),
+  /** The branch has child branches; drop them first or ask for a cascade. */
+  BRANCH_HAS_CHILDREN("GN052", false),
+  /** The scratch branch was emptied by a crash or a failover of the server. */
+  BRANCH_LOST("GN053", false),
+  /** A branch view was used without selecting a branch. */
+  NO_BRANCH_SELECTED("GN054", false),
+  /** The merge cannot run: a branch into itself, or tables that cannot be merged. */
+  INVALID_MERGE("GN060", false),
+  /** No merge strategy has that name. */
+  UNKNOWN_STRATEGY("GN061", false),
+  /** The merge strategy does not fit the column's type. */
+  STRATEGY_TYPE_MISMATCH("GN062", false),
+  /** No merge, or no conflict of that merge, matches. */
+  MERGE_NOT_FOUND("GN063", false);
 
   private final String sqlState;
   private final boolean retryable;

@@ -15,9 +15,20 @@ insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
   ('GN030', 'CONSUMER_NOT_FOUND',       false, 'No change-feed consumer has that name.'),
   ('GN031', 'CONSUMER_EXISTS',          false, 'A change-feed consumer with that name is already registered.'),
   ('GN032', 'CONSUMER_EXPIRED',         false, 'The consumer fell behind further than its limit and was expired.'),
-  ('GN033', 'INVALID_POSITION',         false, 'The feed position is malformed, belongs to no delivered page, or goes backwards.')
+  ('GN033', 'INVALID_POSITION',         false, 'The feed position is malformed, belongs to no delivered page, or goes backwards.'),
+  ('GN040', 'MERGE_LIMIT_EXCEEDED',     false, 'A merge input exceeds a configured limit (json: nesting depth or number of nodes); nothing was merged.'),
+  ('GN050', 'BRANCH_NOT_FOUND',         false, 'No branch has that name, or the selected branch was dropped.'),
+  ('GN051', 'BRANCH_EXISTS',            false, 'A branch with that name already exists.'),
+  ('GN052', 'BRANCH_HAS_CHILDREN',      false, 'The branch has child branches; drop them first or ask for a cascade.'),
+  ('GN053', 'BRANCH_LOST',              false, 'The scratch branch was emptied by a crash or a failover of the server.'),
+  ('GN054', 'NO_BRANCH_SELECTED',       false, 'A branch view was used without selecting a branch.'),
+  ('GN060', 'INVALID_MERGE',            false, 'The merge cannot run: a branch into itself, or tables that cannot be merged.'),
+  ('GN061', 'UNKNOWN_STRATEGY',         false, 'No merge strategy has that name.'),
+  ('GN062', 'STRATEGY_TYPE_MISMATCH',   false, 'The merge strategy does not fit the column''s type.'),
+  ('GN063', 'MERGE_NOT_FOUND',          false, 'No merge, or no conflict of that merge, matches.')
 on conflict (sqlstate) do update
   set name = excluded.name, retryable = excluded.retryable, meaning = excluded.meaning;
 -- codes removed from this file leave the registry too
 delete from gnomon.error_code where sqlstate not in ('GN001', 'GN002', 'GN003', 'GN004', 'GN005', 'GN006', 'GN007',
-  'GN010', 'GN011', 'GN012', 'GN020', 'GN021', 'GN030', 'GN031', 'GN032', 'GN033');
+  'GN010', 'GN011', 'GN012', 'GN020', 'GN021', 'GN030', 'GN031', 'GN032', 'GN033',
+  'GN040', 'GN050', 'GN051', 'GN052', 'GN053', 'GN054', 'GN060', 'GN061', 'GN062', 'GN063');

@@ -169,13 +169,15 @@ begin
                  tt.checkpoint_table, hcols, (select string_agg(format('%I', k), ', ') from unnest(keys) k));
 
   perform gnomon.install_objects(tid);
+  perform gnomon.install_branch_objects(tid);
   -- Who may read the table may read its history, unless row-level security filters the table (history cannot
   -- apply the policies, so then only the owner reads it).
   if not c.relrowsecurity then
     for grantee in select distinct case when a.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(a.grantee)) end
                      from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a
                     where a.privilege_type = 'SELECT' and a.grantee <> c.relowner loop
-      execute format('grant select on gnomon_t.%I, gnomon_t.%I to %s', tt.history_table, tt.checkpoint_table, grantee);
+      execute format('grant select on gnomon_t.%I, gnomon_t.%I, gnomon_t.%I, gnomon_t.%I to %s', tt.history_table, tt.checkpoint_table,
+                     gnomon.object_name(tt.base_name, '_b'), gnomon.object_name(tt.base_name, '_bh'), grantee);
     end loop;
   end if;
   execute format('create trigger gnomon_insert after insert on %s referencing new table as gnomon_new '
@@ -221,6 +223,7 @@ begin
                        (select string_agg(quote_literal(k.consumer_name), ', ') from gnomon.consumer k where tt.table_id = any (k.table_ids))),
       hint = 'Unregister them first (gnomon.feed_unregister), so none of them misses changes silently.';
   end if;
+  perform gnomon.drop_branch_objects(tt, drop_history);
   delete from gnomon.tracked_table where table_id = tt.table_id;
   if drop_history then
     execute format('drop table gnomon_t.%I', tt.history_table);

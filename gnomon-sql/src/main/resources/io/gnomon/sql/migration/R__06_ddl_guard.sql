@@ -75,9 +75,18 @@ begin
     if def is not null then
       execute format('alter table gnomon_t.%I alter column %I drop default', tt.checkpoint_table, new_col->>'name');
     end if;
+    -- the branch tables too (a branch row written before the column existed reads it as existing rows do)
+    execute format('alter table gnomon_t.%I add column %I %s%s%s', gnomon.object_name(tt.base_name, '_b'), new_col->>'name',
+                   new_col->>'storetype', coalesce(' collate ' || (new_col->>'collation'), ''), coalesce(' default ' || def, ''));
+    execute format('alter table gnomon_t.%I add column %I %s%s', gnomon.object_name(tt.base_name, '_bh'), new_col->>'name',
+                   new_col->>'storetype', coalesce(' collate ' || (new_col->>'collation'), ''));
+    if def is not null then
+      execute format('alter table gnomon_t.%I alter column %I drop default', gnomon.object_name(tt.base_name, '_b'), new_col->>'name');
+    end if;
   end loop;
   update gnomon.tracked_table set columns = cur_cols where table_id = p_table_id;
   perform gnomon.install_objects(p_table_id);
+  perform gnomon.install_branch_objects(p_table_id);
 end $$;
 
 create or replace function gnomon.ddl_guard() returns event_trigger

@@ -7,12 +7,7 @@
 -- the merged value (which may itself be NULL); otherwise conflict says why, in one sentence, and value is ours, the
 -- target's value unchanged, so a statement that writes value changes nothing where it conflicts.
 
--- This file's own SQLSTATEs (the range GN04x is the merges'), registered like R__01_errors.sql registers the others.
-insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
-  ('GN040', 'MERGE_LIMIT_EXCEEDED', false,
-   'A merge input exceeds a configured limit (json: nesting depth or number of nodes); nothing was merged.')
-on conflict (sqlstate) do update
-  set name = excluded.name, retryable = excluded.retryable, meaning = excluded.meaning;
+-- Their SQLSTATE GN040 (MERGE_LIMIT_EXCEEDED) is registered in R__01_errors.sql with the others.
 
 -- The per-column rule: equal sides converge, a one-sided change wins. both_changed says that both sides changed the
 -- value differently, and then value is NULL and the column's strategy decides. "The same" is IS NOT DISTINCT FROM:

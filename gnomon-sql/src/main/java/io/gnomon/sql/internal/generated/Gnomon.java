@@ -4,13 +4,23 @@
 package io.gnomon.sql.internal.generated;
 
 
+import io.gnomon.sql.internal.generated.tables.Branch;
+import io.gnomon.sql.internal.generated.tables.BranchDescribe;
+import io.gnomon.sql.internal.generated.tables.Branches;
 import io.gnomon.sql.internal.generated.tables.Checkpoint;
 import io.gnomon.sql.internal.generated.tables.Consumer;
+import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
+import io.gnomon.sql.internal.generated.tables.ScratchAlive;
 import io.gnomon.sql.internal.generated.tables.Tick;
 import io.gnomon.sql.internal.generated.tables.TrackedTable;
+import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
+import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
+import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
+import io.gnomon.sql.internal.generated.udt.Point;
+import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
 import java.util.Arrays;
 import java.util.List;
@@ -21,6 +31,7 @@ import org.jooq.Field;
 import org.jooq.Result;
 import org.jooq.Sequence;
 import org.jooq.Table;
+import org.jooq.UDT;
 import org.jooq.impl.SchemaImpl;
 
 
@@ -38,6 +49,74 @@ public class Gnomon extends SchemaImpl {
     public static final Gnomon GNOMON = new Gnomon();
 
     /**
+     * Branches: one row each, written by gnomon.branch_create(); a negative id
+     * marks a scratch (unlogged) branch.
+     */
+    public final Branch BRANCH = Branch.BRANCH;
+
+    /**
+     * branch_name text
+     */
+    public final BranchDescribe BRANCH_DESCRIBE = BranchDescribe.BRANCH_DESCRIBE;
+
+    /**
+     * Call <code>gnomon.branch_describe</code>.
+     */
+    public static Result<BranchDescribeRecord> BRANCH_DESCRIBE(
+          Configuration configuration
+        , String branchName
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.BranchDescribe.BRANCH_DESCRIBE.call(
+              branchName
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.branch_describe</code> as a table.
+     */
+    public static BranchDescribe BRANCH_DESCRIBE(
+          String branchName
+    ) {
+        return io.gnomon.sql.internal.generated.tables.BranchDescribe.BRANCH_DESCRIBE.call(
+            branchName
+        );
+    }
+
+    /**
+     * Get <code>gnomon.branch_describe</code> as a table.
+     */
+    public static BranchDescribe BRANCH_DESCRIBE(
+          Field<String> branchName
+    ) {
+        return io.gnomon.sql.internal.generated.tables.BranchDescribe.BRANCH_DESCRIBE.call(
+            branchName
+        );
+    }
+
+    /**
+     * The table <code>gnomon.branches</code>.
+     */
+    public final Branches BRANCHES = Branches.BRANCHES;
+
+    /**
+     * Call <code>gnomon.branches</code>.
+     */
+    public static Result<BranchesRecord> BRANCHES(
+          Configuration configuration
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.Branches.BRANCHES.call(
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.branches</code> as a table.
+     */
+    public static Branches BRANCHES() {
+        return io.gnomon.sql.internal.generated.tables.Branches.BRANCHES.call(
+        );
+    }
+
+    /**
      * Materialised states of tracked tables, written by gnomon.checkpoint().
      */
     public final Checkpoint CHECKPOINT = Checkpoint.CHECKPOINT;
@@ -47,6 +126,57 @@ public class Gnomon extends SchemaImpl {
      * gnomon.feed_* functions.
      */
     public final Consumer CONSUMER = Consumer.CONSUMER;
+
+    /**
+     * table_name text, from_point gnomon.point, to_point gnomon.point
+     */
+    public final Diff DIFF = Diff.DIFF;
+
+    /**
+     * Call <code>gnomon.diff</code>.
+     */
+    public static Result<DiffRecord> DIFF(
+          Configuration configuration
+        , String tableName
+        , PointRecord fromPoint
+        , PointRecord toPoint
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.Diff.DIFF.call(
+              tableName
+            , fromPoint
+            , toPoint
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.diff</code> as a table.
+     */
+    public static Diff DIFF(
+          String tableName
+        , PointRecord fromPoint
+        , PointRecord toPoint
+    ) {
+        return io.gnomon.sql.internal.generated.tables.Diff.DIFF.call(
+            tableName,
+            fromPoint,
+            toPoint
+        );
+    }
+
+    /**
+     * Get <code>gnomon.diff</code> as a table.
+     */
+    public static Diff DIFF(
+          Field<String> tableName
+        , Field<PointRecord> fromPoint
+        , Field<PointRecord> toPoint
+    ) {
+        return io.gnomon.sql.internal.generated.tables.Diff.DIFF.call(
+            tableName,
+            fromPoint,
+            toPoint
+        );
+    }
 
     /**
      * The table <code>gnomon.error_code</code>.
@@ -99,6 +229,12 @@ public class Gnomon extends SchemaImpl {
     }
 
     /**
+     * Scratch branches whose unlogged rows survived: emptied by a crash, like
+     * the rows themselves.
+     */
+    public final ScratchAlive SCRATCH_ALIVE = ScratchAlive.SCRATCH_ALIVE;
+
+    /**
      * Heartbeat: one coordinate per tick, written by gnomon.tick().
      */
     public final Tick TICK = Tick.TICK;
@@ -125,6 +261,7 @@ public class Gnomon extends SchemaImpl {
     @Override
     public final List<Sequence<?>> getSequences() {
         return Arrays.asList(
+            Sequences.BRANCH_SEQ,
             Sequences.VERSION_SEQ
         );
     }
@@ -132,12 +269,24 @@ public class Gnomon extends SchemaImpl {
     @Override
     public final List<Table<?>> getTables() {
         return Arrays.asList(
+            Branch.BRANCH,
+            BranchDescribe.BRANCH_DESCRIBE,
+            Branches.BRANCHES,
             Checkpoint.CHECKPOINT,
             Consumer.CONSUMER,
+            Diff.DIFF,
             ErrorCode.ERROR_CODE,
             FeedRead.FEED_READ,
+            ScratchAlive.SCRATCH_ALIVE,
             Tick.TICK,
             TrackedTable.TRACKED_TABLE
+        );
+    }
+
+    @Override
+    public final List<UDT<?>> getUDTs() {
+        return Arrays.asList(
+            Point.POINT
         );
     }
 }

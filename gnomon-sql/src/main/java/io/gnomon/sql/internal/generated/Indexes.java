@@ -4,6 +4,7 @@
 package io.gnomon.sql.internal.generated;
 
 
+import io.gnomon.sql.internal.generated.tables.Branch;
 import io.gnomon.sql.internal.generated.tables.Checkpoint;
 import io.gnomon.sql.internal.generated.tables.Tick;
 
@@ -23,6 +24,7 @@ public class Indexes {
     // INDEX definitions
     // -------------------------------------------------------------------------
 
+    public static final Index BRANCH_PARENT_IDX = Internal.createIndex(DSL.name("branch_parent_idx"), Branch.BRANCH, new OrderField[] { Branch.BRANCH.PARENT_ID }, false);
     public static final Index CHECKPOINT_TABLE_IDX = Internal.createIndex(DSL.name("checkpoint_table_idx"), Checkpoint.CHECKPOINT, new OrderField[] { Checkpoint.CHECKPOINT.TABLE_ID, Checkpoint.CHECKPOINT.SNAPSHOT_XMIN }, false);
     public static final Index TICK_AT_IDX = Internal.createIndex(DSL.name("tick_at_idx"), Tick.TICK, new OrderField[] { Tick.TICK.TICK_AT }, false);
 }

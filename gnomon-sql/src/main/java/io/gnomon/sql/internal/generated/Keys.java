@@ -4,14 +4,18 @@
 package io.gnomon.sql.internal.generated;
 
 
+import io.gnomon.sql.internal.generated.tables.Branch;
 import io.gnomon.sql.internal.generated.tables.Checkpoint;
 import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
+import io.gnomon.sql.internal.generated.tables.ScratchAlive;
 import io.gnomon.sql.internal.generated.tables.Tick;
 import io.gnomon.sql.internal.generated.tables.TrackedTable;
+import io.gnomon.sql.internal.generated.tables.records.BranchRecord;
 import io.gnomon.sql.internal.generated.tables.records.CheckpointRecord;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.ErrorCodeRecord;
+import io.gnomon.sql.internal.generated.tables.records.ScratchAliveRecord;
 import io.gnomon.sql.internal.generated.tables.records.TickRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 
@@ -33,10 +37,13 @@ public class Keys {
     // UNIQUE and PRIMARY KEY definitions
     // -------------------------------------------------------------------------
 
+    public static final UniqueKey<BranchRecord> BRANCH_BRANCH_NAME_KEY = Internal.createUniqueKey(Branch.BRANCH, DSL.name("branch_branch_name_key"), new TableField[] { Branch.BRANCH.BRANCH_NAME }, true);
+    public static final UniqueKey<BranchRecord> BRANCH_PKEY = Internal.createUniqueKey(Branch.BRANCH, DSL.name("branch_pkey"), new TableField[] { Branch.BRANCH.BRANCH_ID }, true);
     public static final UniqueKey<CheckpointRecord> CHECKPOINT_PKEY = Internal.createUniqueKey(Checkpoint.CHECKPOINT, DSL.name("checkpoint_pkey"), new TableField[] { Checkpoint.CHECKPOINT.CHECKPOINT_ID }, true);
     public static final UniqueKey<ConsumerRecord> CONSUMER_PKEY = Internal.createUniqueKey(Consumer.CONSUMER, DSL.name("consumer_pkey"), new TableField[] { Consumer.CONSUMER.CONSUMER_NAME }, true);
     public static final UniqueKey<ErrorCodeRecord> ERROR_CODE_NAME_KEY = Internal.createUniqueKey(ErrorCode.ERROR_CODE, DSL.name("error_code_name_key"), new TableField[] { ErrorCode.ERROR_CODE.NAME }, true);
     public static final UniqueKey<ErrorCodeRecord> ERROR_CODE_PKEY = Internal.createUniqueKey(ErrorCode.ERROR_CODE, DSL.name("error_code_pkey"), new TableField[] { ErrorCode.ERROR_CODE.SQLSTATE }, true);
+    public static final UniqueKey<ScratchAliveRecord> SCRATCH_ALIVE_PKEY = Internal.createUniqueKey(ScratchAlive.SCRATCH_ALIVE, DSL.name("scratch_alive_pkey"), new TableField[] { ScratchAlive.SCRATCH_ALIVE.BRANCH_ID }, true);
     public static final UniqueKey<TickRecord> TICK_PKEY = Internal.createUniqueKey(Tick.TICK, DSL.name("tick_pkey"), new TableField[] { Tick.TICK.TICK_ID }, true);
     public static final UniqueKey<TrackedTableRecord> TRACKED_TABLE_BASE_NAME_KEY = Internal.createUniqueKey(TrackedTable.TRACKED_TABLE, DSL.name("tracked_table_base_name_key"), new TableField[] { TrackedTable.TRACKED_TABLE.BASE_NAME }, true);
     public static final UniqueKey<TrackedTableRecord> TRACKED_TABLE_PKEY = Internal.createUniqueKey(TrackedTable.TRACKED_TABLE, DSL.name("tracked_table_pkey"), new TableField[] { TrackedTable.TRACKED_TABLE.TABLE_ID }, true);
@@ -47,5 +54,6 @@ public class Keys {
     // FOREIGN KEY definitions
     // -------------------------------------------------------------------------
 
+    public static final ForeignKey<BranchRecord, BranchRecord> BRANCH__BRANCH_PARENT_ID_FKEY = Internal.createForeignKey(Branch.BRANCH, DSL.name("branch_parent_id_fkey"), new TableField[] { Branch.BRANCH.PARENT_ID }, Keys.BRANCH_PKEY, new TableField[] { Branch.BRANCH.BRANCH_ID }, true);
     public static final ForeignKey<CheckpointRecord, TrackedTableRecord> CHECKPOINT__CHECKPOINT_TABLE_ID_FKEY = Internal.createForeignKey(Checkpoint.CHECKPOINT, DSL.name("checkpoint_table_id_fkey"), new TableField[] { Checkpoint.CHECKPOINT.TABLE_ID }, Keys.TRACKED_TABLE_PKEY, new TableField[] { TrackedTable.TRACKED_TABLE.TABLE_ID }, true);
 }

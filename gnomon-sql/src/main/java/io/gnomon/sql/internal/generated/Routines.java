@@ -4,19 +4,31 @@
 package io.gnomon.sql.internal.generated;
 
 
+import io.gnomon.sql.internal.generated.routines.BranchCreate;
+import io.gnomon.sql.internal.generated.routines.BranchDrop;
+import io.gnomon.sql.internal.generated.routines.BranchIntact;
+import io.gnomon.sql.internal.generated.routines.BranchRename;
+import io.gnomon.sql.internal.generated.routines.BranchSchema;
+import io.gnomon.sql.internal.generated.routines.BranchUse;
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
+import io.gnomon.sql.internal.generated.routines.CheckIntact;
 import io.gnomon.sql.internal.generated.routines.CheckRead;
 import io.gnomon.sql.internal.generated.routines.Checkpoint;
 import io.gnomon.sql.internal.generated.routines.ConsumerLag;
 import io.gnomon.sql.internal.generated.routines.ConsumerRow;
 import io.gnomon.sql.internal.generated.routines.Coordinate;
 import io.gnomon.sql.internal.generated.routines.CoordinateAt;
+import io.gnomon.sql.internal.generated.routines.CurrentBranch;
+import io.gnomon.sql.internal.generated.routines.CurrentPoint;
+import io.gnomon.sql.internal.generated.routines.DropBranchObjects;
 import io.gnomon.sql.internal.generated.routines.DropCheckpoint;
 import io.gnomon.sql.internal.generated.routines.FeedAck;
 import io.gnomon.sql.internal.generated.routines.FeedRegister;
 import io.gnomon.sql.internal.generated.routines.FeedUnregister;
+import io.gnomon.sql.internal.generated.routines.FindBranch;
 import io.gnomon.sql.internal.generated.routines.FollowTableChange;
 import io.gnomon.sql.internal.generated.routines.InstallAsOf;
+import io.gnomon.sql.internal.generated.routines.InstallBranchObjects;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
 import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.MergeCounter1;
@@ -42,8 +54,12 @@ import io.gnomon.sql.internal.generated.routines.MergeTextSide;
 import io.gnomon.sql.internal.generated.routines.MergeTheirs;
 import io.gnomon.sql.internal.generated.routines.MergeUnion;
 import io.gnomon.sql.internal.generated.routines.ObjectName;
+import io.gnomon.sql.internal.generated.routines.ParentPoint;
 import io.gnomon.sql.internal.generated.routines.ParseCoordinate;
 import io.gnomon.sql.internal.generated.routines.ParsePosition;
+import io.gnomon.sql.internal.generated.routines.PastSnapshot;
+import io.gnomon.sql.internal.generated.routines.Point;
+import io.gnomon.sql.internal.generated.routines.PointTooOld;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
 import io.gnomon.sql.internal.generated.routines.TableColumns;
 import io.gnomon.sql.internal.generated.routines.Tick;
@@ -51,10 +67,18 @@ import io.gnomon.sql.internal.generated.routines.Track;
 import io.gnomon.sql.internal.generated.routines.Tracked;
 import io.gnomon.sql.internal.generated.routines.TypeHasEquality;
 import io.gnomon.sql.internal.generated.routines.Untrack;
+import io.gnomon.sql.internal.generated.tables.BranchDescribe;
+import io.gnomon.sql.internal.generated.tables.Branches;
+import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
+import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
+import io.gnomon.sql.internal.generated.tables.records.BranchRecord;
+import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
+import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
+import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
 import java.math.BigDecimal;
 import java.time.OffsetDateTime;
@@ -73,6 +97,241 @@ import org.jooq.types.YearToSecond;
 public class Routines {
 
     /**
+     * Call <code>gnomon.branch_create</code>
+     */
+    public static Integer branchCreate(
+          Configuration configuration
+        , String branchName
+        , String parent
+        , String at
+        , Boolean scratch
+    ) {
+        BranchCreate f = new BranchCreate();
+        f.setBranchName(branchName);
+        f.setParent(parent);
+        f.setAt(at);
+        f.setScratch(scratch);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.branch_create</code> as a field.
+     */
+    public static Field<Integer> branchCreate(
+          String branchName
+        , String parent
+        , String at
+        , Boolean scratch
+    ) {
+        BranchCreate f = new BranchCreate();
+        f.setBranchName(branchName);
+        f.setParent(parent);
+        f.setAt(at);
+        f.setScratch(scratch);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.branch_create</code> as a field.
+     */
+    public static Field<Integer> branchCreate(
+          Field<String> branchName
+        , Field<String> parent
+        , Field<String> at
+        , Field<Boolean> scratch
+    ) {
+        BranchCreate f = new BranchCreate();
+        f.setBranchName(branchName);
+        f.setParent(parent);
+        f.setAt(at);
+        f.setScratch(scratch);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.branch_drop</code>
+     */
+    public static Integer branchDrop(
+          Configuration configuration
+        , String branchName
+        , Boolean cascade
+    ) {
+        BranchDrop f = new BranchDrop();
+        f.setBranchName(branchName);
+        f.setCascade(cascade);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.branch_drop</code> as a field.
+     */
+    public static Field<Integer> branchDrop(
+          String branchName
+        , Boolean cascade
+    ) {
+        BranchDrop f = new BranchDrop();
+        f.setBranchName(branchName);
+        f.setCascade(cascade);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.branch_drop</code> as a field.
+     */
+    public static Field<Integer> branchDrop(
+          Field<String> branchName
+        , Field<Boolean> cascade
+    ) {
+        BranchDrop f = new BranchDrop();
+        f.setBranchName(branchName);
+        f.setCascade(cascade);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.branch_intact</code>
+     */
+    public static Boolean branchIntact(
+          Configuration configuration
+        , BranchRecord b
+    ) {
+        BranchIntact f = new BranchIntact();
+        f.setB(b);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.branch_intact</code> as a field.
+     */
+    public static Field<Boolean> branchIntact(
+          BranchRecord b
+    ) {
+        BranchIntact f = new BranchIntact();
+        f.setB(b);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.branch_intact</code> as a field.
+     */
+    public static Field<Boolean> branchIntact(
+          Field<BranchRecord> b
+    ) {
+        BranchIntact f = new BranchIntact();
+        f.setB(b);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.branch_rename</code>
+     */
+    public static void branchRename(
+          Configuration configuration
+        , String branchName
+        , String newName
+    ) {
+        BranchRename p = new BranchRename();
+        p.setBranchName(branchName);
+        p.setNewName(newName);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.branch_schema</code>
+     */
+    public static String branchSchema(
+          Configuration configuration
+        , String schemaName
+    ) {
+        BranchSchema f = new BranchSchema();
+        f.setSchemaName(schemaName);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.branch_schema</code> as a field.
+     */
+    public static Field<String> branchSchema(
+          String schemaName
+    ) {
+        BranchSchema f = new BranchSchema();
+        f.setSchemaName(schemaName);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.branch_schema</code> as a field.
+     */
+    public static Field<String> branchSchema(
+          Field<String> schemaName
+    ) {
+        BranchSchema f = new BranchSchema();
+        f.setSchemaName(schemaName);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.branch_use</code>
+     */
+    public static Integer branchUse(
+          Configuration configuration
+        , String branchName
+        , Boolean local
+    ) {
+        BranchUse f = new BranchUse();
+        f.setBranchName(branchName);
+        f.setLocal(local);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.branch_use</code> as a field.
+     */
+    public static Field<Integer> branchUse(
+          String branchName
+        , Boolean local
+    ) {
+        BranchUse f = new BranchUse();
+        f.setBranchName(branchName);
+        f.setLocal(local);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.branch_use</code> as a field.
+     */
+    public static Field<Integer> branchUse(
+          Field<String> branchName
+        , Field<Boolean> local
+    ) {
+        BranchUse f = new BranchUse();
+        f.setBranchName(branchName);
+        f.setLocal(local);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.catalog_version</code>
      */
     public static Integer catalogVersion(
@@ -89,6 +348,44 @@ public class Routines {
      */
     public static Field<Integer> catalogVersion() {
         CatalogVersion f = new CatalogVersion();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.check_intact</code>
+     */
+    public static BranchRecord checkIntact(
+          Configuration configuration
+        , BranchRecord b
+    ) {
+        CheckIntact f = new CheckIntact();
+        f.setB(b);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.check_intact</code> as a field.
+     */
+    public static Field<BranchRecord> checkIntact(
+          BranchRecord b
+    ) {
+        CheckIntact f = new CheckIntact();
+        f.setB(b);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.check_intact</code> as a field.
+     */
+    public static Field<BranchRecord> checkIntact(
+          Field<BranchRecord> b
+    ) {
+        CheckIntact f = new CheckIntact();
+        f.setB(b);
 
         return f.asField();
     }
@@ -311,6 +608,63 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.current_branch</code>
+     */
+    public static BranchRecord currentBranch(
+          Configuration configuration
+    ) {
+        CurrentBranch f = new CurrentBranch();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.current_branch</code> as a field.
+     */
+    public static Field<BranchRecord> currentBranch() {
+        CurrentBranch f = new CurrentBranch();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.current_point</code>
+     */
+    public static PointRecord currentPoint(
+          Configuration configuration
+    ) {
+        CurrentPoint f = new CurrentPoint();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.current_point</code> as a field.
+     */
+    public static Field<PointRecord> currentPoint() {
+        CurrentPoint f = new CurrentPoint();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.drop_branch_objects</code>
+     */
+    public static void dropBranchObjects(
+          Configuration configuration
+        , TrackedTableRecord tt
+        , Boolean dropRows
+    ) {
+        DropBranchObjects p = new DropBranchObjects();
+        p.setTt(tt);
+        p.setDropRows(dropRows);
+
+        p.execute(configuration);
+    }
+
+    /**
      * Call <code>gnomon.drop_checkpoint</code>
      */
     public static void dropCheckpoint(
@@ -414,6 +768,44 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.find_branch</code>
+     */
+    public static BranchRecord findBranch(
+          Configuration configuration
+        , String branchName
+    ) {
+        FindBranch f = new FindBranch();
+        f.setBranchName(branchName);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.find_branch</code> as a field.
+     */
+    public static Field<BranchRecord> findBranch(
+          String branchName
+    ) {
+        FindBranch f = new FindBranch();
+        f.setBranchName(branchName);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.find_branch</code> as a field.
+     */
+    public static Field<BranchRecord> findBranch(
+          Field<String> branchName
+    ) {
+        FindBranch f = new FindBranch();
+        f.setBranchName(branchName);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.follow_table_change</code>
      */
     public static void followTableChange(
@@ -434,6 +826,19 @@ public class Routines {
         , Integer pTableId
     ) {
         InstallAsOf p = new InstallAsOf();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.install_branch_objects</code>
+     */
+    public static void installBranchObjects(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        InstallBranchObjects p = new InstallBranchObjects();
         p.setPTableId(pTableId);
 
         p.execute(configuration);
@@ -1194,6 +1599,44 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.parent_point</code>
+     */
+    public static PointRecord parentPoint(
+          Configuration configuration
+        , BranchRecord b
+    ) {
+        ParentPoint f = new ParentPoint();
+        f.setB(b);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.parent_point</code> as a field.
+     */
+    public static Field<PointRecord> parentPoint(
+          BranchRecord b
+    ) {
+        ParentPoint f = new ParentPoint();
+        f.setB(b);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.parent_point</code> as a field.
+     */
+    public static Field<PointRecord> parentPoint(
+          Field<BranchRecord> b
+    ) {
+        ParentPoint f = new ParentPoint();
+        f.setB(b);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.parse_coordinate</code>
      */
     public static String parseCoordinate(
@@ -1243,6 +1686,132 @@ public class Routines {
 
         p.execute(configuration);
         return p;
+    }
+
+    /**
+     * Call <code>gnomon.past_snapshot</code>
+     */
+    public static String pastSnapshot(
+          Configuration configuration
+        , String coordinate
+    ) {
+        PastSnapshot f = new PastSnapshot();
+        f.setCoordinate(coordinate);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.past_snapshot</code> as a field.
+     */
+    public static Field<String> pastSnapshot(
+          String coordinate
+    ) {
+        PastSnapshot f = new PastSnapshot();
+        f.setCoordinate(coordinate);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.past_snapshot</code> as a field.
+     */
+    public static Field<String> pastSnapshot(
+          Field<String> coordinate
+    ) {
+        PastSnapshot f = new PastSnapshot();
+        f.setCoordinate(coordinate);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.point</code>
+     */
+    public static PointRecord point(
+          Configuration configuration
+        , String branchName
+        , String coordinate
+    ) {
+        Point f = new Point();
+        f.setBranchName(branchName);
+        f.setCoordinate(coordinate);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.point</code> as a field.
+     */
+    public static Field<PointRecord> point(
+          String branchName
+        , String coordinate
+    ) {
+        Point f = new Point();
+        f.setBranchName(branchName);
+        f.setCoordinate(coordinate);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.point</code> as a field.
+     */
+    public static Field<PointRecord> point(
+          Field<String> branchName
+        , Field<String> coordinate
+    ) {
+        Point f = new Point();
+        f.setBranchName(branchName);
+        f.setCoordinate(coordinate);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.point_too_old</code>
+     */
+    public static Boolean pointTooOld(
+          Configuration configuration
+        , Integer tableId
+        , PointRecord p
+    ) {
+        PointTooOld f = new PointTooOld();
+        f.setTableId(tableId);
+        f.setP(p);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.point_too_old</code> as a field.
+     */
+    public static Field<Boolean> pointTooOld(
+          Integer tableId
+        , PointRecord p
+    ) {
+        PointTooOld f = new PointTooOld();
+        f.setTableId(tableId);
+        f.setP(p);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.point_too_old</code> as a field.
+     */
+    public static Field<Boolean> pointTooOld(
+          Field<Integer> tableId
+        , Field<PointRecord> p
+    ) {
+        PointTooOld f = new PointTooOld();
+        f.setTableId(tableId);
+        f.setP(p);
+
+        return f.asField();
     }
 
     /**
@@ -1475,6 +2044,104 @@ public class Routines {
         p.setDropHistory(dropHistory);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.branch_describe</code>.
+     */
+    public static Result<BranchDescribeRecord> branchDescribe(
+          Configuration configuration
+        , String branchName
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.BranchDescribe.BRANCH_DESCRIBE.call(
+              branchName
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.branch_describe</code> as a table.
+     */
+    public static BranchDescribe branchDescribe(
+          String branchName
+    ) {
+        return io.gnomon.sql.internal.generated.tables.BranchDescribe.BRANCH_DESCRIBE.call(
+            branchName
+        );
+    }
+
+    /**
+     * Get <code>gnomon.branch_describe</code> as a table.
+     */
+    public static BranchDescribe branchDescribe(
+          Field<String> branchName
+    ) {
+        return io.gnomon.sql.internal.generated.tables.BranchDescribe.BRANCH_DESCRIBE.call(
+            branchName
+        );
+    }
+
+    /**
+     * Call <code>gnomon.branches</code>.
+     */
+    public static Result<BranchesRecord> branches(
+          Configuration configuration
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.Branches.BRANCHES.call(
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.branches</code> as a table.
+     */
+    public static Branches branches() {
+        return io.gnomon.sql.internal.generated.tables.Branches.BRANCHES.call(
+        );
+    }
+
+    /**
+     * Call <code>gnomon.diff</code>.
+     */
+    public static Result<DiffRecord> diff(
+          Configuration configuration
+        , String tableName
+        , PointRecord fromPoint
+        , PointRecord toPoint
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.Diff.DIFF.call(
+              tableName
+            , fromPoint
+            , toPoint
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.diff</code> as a table.
+     */
+    public static Diff diff(
+          String tableName
+        , PointRecord fromPoint
+        , PointRecord toPoint
+    ) {
+        return io.gnomon.sql.internal.generated.tables.Diff.DIFF.call(
+            tableName,
+            fromPoint,
+            toPoint
+        );
+    }
+
+    /**
+     * Get <code>gnomon.diff</code> as a table.
+     */
+    public static Diff diff(
+          Field<String> tableName
+        , Field<PointRecord> fromPoint
+        , Field<PointRecord> toPoint
+    ) {
+        return io.gnomon.sql.internal.generated.tables.Diff.DIFF.call(
+            tableName,
+            fromPoint,
+            toPoint
+        );
     }
 
     /**

@@ -16,6 +16,11 @@ import org.jooq.impl.SQLDataType;
 public class Sequences {
 
     /**
+     * The sequence <code>gnomon.branch_seq</code>
+     */
+    public static final Sequence<Long> BRANCH_SEQ = Internal.createSequence("branch_seq", Gnomon.GNOMON, SQLDataType.BIGINT.nullable(false), null, null, null, null, false, null);
+
+    /**
      * The sequence <code>gnomon.version_seq</code>
      */
     public static final Sequence<Long> VERSION_SEQ = Internal.createSequence("version_seq", Gnomon.GNOMON, SQLDataType.BIGINT.nullable(false), null, 1024, null, null, false, null);

@@ -4,13 +4,22 @@
 package io.gnomon.sql.internal.generated;
 
 
+import io.gnomon.sql.internal.generated.tables.Branch;
+import io.gnomon.sql.internal.generated.tables.BranchDescribe;
+import io.gnomon.sql.internal.generated.tables.Branches;
 import io.gnomon.sql.internal.generated.tables.Checkpoint;
 import io.gnomon.sql.internal.generated.tables.Consumer;
+import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
+import io.gnomon.sql.internal.generated.tables.ScratchAlive;
 import io.gnomon.sql.internal.generated.tables.Tick;
 import io.gnomon.sql.internal.generated.tables.TrackedTable;
+import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
+import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
+import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
+import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
 import org.jooq.Configuration;
 import org.jooq.Field;
@@ -24,6 +33,74 @@ import org.jooq.Result;
 public class Tables {
 
     /**
+     * Branches: one row each, written by gnomon.branch_create(); a negative id
+     * marks a scratch (unlogged) branch.
+     */
+    public static final Branch BRANCH = Branch.BRANCH;
+
+    /**
+     * branch_name text
+     */
+    public static final BranchDescribe BRANCH_DESCRIBE = BranchDescribe.BRANCH_DESCRIBE;
+
+    /**
+     * Call <code>gnomon.branch_describe</code>.
+     */
+    public static Result<BranchDescribeRecord> BRANCH_DESCRIBE(
+          Configuration configuration
+        , String branchName
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.BranchDescribe.BRANCH_DESCRIBE.call(
+              branchName
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.branch_describe</code> as a table.
+     */
+    public static BranchDescribe BRANCH_DESCRIBE(
+          String branchName
+    ) {
+        return io.gnomon.sql.internal.generated.tables.BranchDescribe.BRANCH_DESCRIBE.call(
+            branchName
+        );
+    }
+
+    /**
+     * Get <code>gnomon.branch_describe</code> as a table.
+     */
+    public static BranchDescribe BRANCH_DESCRIBE(
+          Field<String> branchName
+    ) {
+        return io.gnomon.sql.internal.generated.tables.BranchDescribe.BRANCH_DESCRIBE.call(
+            branchName
+        );
+    }
+
+    /**
+     * The table <code>gnomon.branches</code>.
+     */
+    public static final Branches BRANCHES = Branches.BRANCHES;
+
+    /**
+     * Call <code>gnomon.branches</code>.
+     */
+    public static Result<BranchesRecord> BRANCHES(
+          Configuration configuration
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.Branches.BRANCHES.call(
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.branches</code> as a table.
+     */
+    public static Branches BRANCHES() {
+        return io.gnomon.sql.internal.generated.tables.Branches.BRANCHES.call(
+        );
+    }
+
+    /**
      * Materialised states of tracked tables, written by gnomon.checkpoint().
      */
     public static final Checkpoint CHECKPOINT = Checkpoint.CHECKPOINT;
@@ -33,6 +110,57 @@ public class Tables {
      * gnomon.feed_* functions.
      */
     public static final Consumer CONSUMER = Consumer.CONSUMER;
+
+    /**
+     * table_name text, from_point gnomon.point, to_point gnomon.point
+     */
+    public static final Diff DIFF = Diff.DIFF;
+
+    /**
+     * Call <code>gnomon.diff</code>.
+     */
+    public static Result<DiffRecord> DIFF(
+          Configuration configuration
+        , String tableName
+        , PointRecord fromPoint
+        , PointRecord toPoint
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.Diff.DIFF.call(
+              tableName
+            , fromPoint
+            , toPoint
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.diff</code> as a table.
+     */
+    public static Diff DIFF(
+          String tableName
+        , PointRecord fromPoint
+        , PointRecord toPoint
+    ) {
+        return io.gnomon.sql.internal.generated.tables.Diff.DIFF.call(
+            tableName,
+            fromPoint,
+            toPoint
+        );
+    }
+
+    /**
+     * Get <code>gnomon.diff</code> as a table.
+     */
+    public static Diff DIFF(
+          Field<String> tableName
+        , Field<PointRecord> fromPoint
+        , Field<PointRecord> toPoint
+    ) {
+        return io.gnomon.sql.internal.generated.tables.Diff.DIFF.call(
+            tableName,
+            fromPoint,
+            toPoint
+        );
+    }
 
     /**
      * The table <code>gnomon.error_code</code>.
@@ -83,6 +211,12 @@ public class Tables {
             maxEvents
         );
     }
+
+    /**
+     * Scratch branches whose unlogged rows survived: emptied by a crash, like
+     * the rows themselves.
+     */
+    public static final ScratchAlive SCRATCH_ALIVE = ScratchAlive.SCRATCH_ALIVE;
 
     /**
      * Heartbeat: one coordinate per tick, written by gnomon.tick().

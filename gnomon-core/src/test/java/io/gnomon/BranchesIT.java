@@ -1,0 +1,303 @@
+package io.gnomon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnomon.AsOfApiIT.Account;
+import io.gnomon.AsOfApiIT.AccountRecord;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.jooq.DSLContext;
+import org.jooq.Result;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+
+/** Branches: lifecycle, reads and writes from SQL and jOOQ, nesting, cutoffs, diffs, and bad input. */
+class BranchesIT extends GnomonIT {
+
+  private void accounts() throws SQLException {
+    sql("create table account (id int primary key, balance bigint check (balance >= 0), owner text not null default 'nobody')",
+        "insert into account select g, g * 100, 'o' || g from generate_series(1, 5) g");
+    gnomon().track("public.account");
+  }
+
+  /** The table at a point, id -> "balance/owner", through the generated read function. */
+  private TreeMap<Integer, String> state(String pointSql) throws SQLException {
+    TreeMap<Integer, String> out = new TreeMap<>();
+    try (Connection c = connect();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("select id, balance, owner from gnomon_t.account_at(" + pointSql + ")")) {
+      while (rs.next()) {
+        out.put(rs.getInt(1), rs.getLong(2) + "/" + rs.getString(3));
+      }
+    }
+    return out;
+  }
+
+  /** Runs statements on one connection after selecting a branch, as a psql user would. */
+  private void onBranch(String branch, String... statements) throws SQLException {
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("select gnomon.branch_use('" + branch + "')");
+      for (String s : statements) {
+        st.execute(s);
+      }
+    }
+  }
+
+  private long count(String query) throws SQLException {
+    return Long.parseLong(one(query));
+  }
+
+  @Test
+  void aBranchReadsItsParentAtTheCutoffAndKeepsItsOwnWrites() throws Exception {
+    accounts();
+    TreeMap<Integer, String> atCutoff = state("gnomon.point()");
+    gnomon().branches().create("feature");
+    // main moves on: an update, a delete and an insert after the cutoff do not leak into the branch
+    sql("update account set balance = 1 where id = 1", "delete from account where id = 2",
+        "insert into account values (9, 900, 'late')");
+    assertEquals(atCutoff, state("gnomon.point('feature')"));
+    long mainVersions = count("select count(*) from gnomon_t.account_h");
+    TreeMap<Integer, String> mainNow = state("gnomon.point()");
+
+    onBranch("feature",
+        "update account set balance = balance + 7 where id = 3",
+        "delete from account where id = 4",
+        "insert into account (id, balance) values (6, 600)",
+        "update account set id = 50 where id = 5");
+    TreeMap<Integer, String> expected = new TreeMap<>(atCutoff);
+    expected.put(3, "307/o3");
+    expected.remove(4);
+    expected.put(6, "600/nobody");
+    expected.put(50, expected.remove(5));
+    assertEquals(expected, state("gnomon.point('feature')"));
+    // the same through the branch view, with unqualified names
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("select gnomon.branch_use('feature')");
+      try (ResultSet rs = st.executeQuery("select count(*), sum(balance) from account")) {
+        rs.next();
+        assertEquals(expected.size(), rs.getInt(1));
+      }
+    }
+    // writes on the branch never touch main's table or main's history
+    assertEquals(mainNow, state("gnomon.point()"));
+    assertEquals(mainVersions, count("select count(*) from gnomon_t.account_h"));
+  }
+
+  @Test
+  void nestedBranchesReadThroughEveryLevelAtItsCutoff() throws Exception {
+    accounts();
+    gnomon().branches().create("a");
+    onBranch("a", "update account set balance = 11 where id = 1");
+    gnomon().branches().create("b", "a", Optional.empty(), false);
+    onBranch("a", "update account set balance = 12 where id = 1", "update account set balance = 22 where id = 2");
+    onBranch("b", "update account set balance = 33 where id = 3");
+    gnomon().branches().create("c", "b", Optional.empty(), true);
+    onBranch("b", "delete from account where id = 3");
+    gnomon().branches().create("d", "c", Optional.empty(), true);
+    sql("update account set balance = 0 where id = 4");
+
+    TreeMap<Integer, String> d = state("gnomon.point('d')");
+    assertEquals("11/o1", d.get(1), "a's write before b forked");
+    assertEquals("200/o2", d.get(2), "a's write after b forked is invisible below b");
+    assertEquals("33/o3", d.get(3), "b's write before c forked; its later delete is invisible");
+    assertEquals("400/o4", d.get(4), "main's write after a forked is invisible");
+    assertEquals(4, gnomon().branches().get("d").depth());
+    assertEquals(Branch.Kind.SCRATCH, gnomon().branches().get("d").kind());
+    assertFalse(state("gnomon.point('b')").containsKey(3));
+  }
+
+  @Test
+  void branchAsOfACoordinateReplaysTheBranch() throws Exception {
+    accounts();
+    gnomon().branches().create("f");
+    onBranch("f", "update account set balance = 1 where id = 1");
+    Coordinate c1 = gnomon().coordinate();
+    TreeMap<Integer, String> then = state("gnomon.point('f')");
+    onBranch("f", "update account set balance = 2 where id = 1", "delete from account where id = 2",
+        "insert into account values (7, 7, 'x')");
+    assertEquals(then, state("gnomon.point('f', '" + c1 + "')"));
+    // through the Java API, typed records
+    try (Connection c = connect()) {
+      DSLContext dsl = DSL.using(c, SQLDialect.POSTGRES);
+      Account a = Account.ACCOUNT;
+      Result<AccountRecord> rows = gnomon().at(Point.branch("f", c1)).fetch(dsl, a, a.ID.le(2));
+      assertEquals(2, rows.size());
+      assertEquals(1L, rows.stream().filter(r -> r.get(a.ID) == 1).findFirst().orElseThrow().get(a.BALANCE));
+    }
+  }
+
+  @Test
+  void jooqQueriesOnABranchAreTypedAndWriteToTheBranchOnly() throws Exception {
+    accounts();
+    gnomon().branches().create("j");
+    Account a = Account.ACCOUNT;
+    AccountRecord r =
+        gnomon().onBranch("j").transaction(dsl -> {
+          dsl.update(a).set(a.BALANCE, 0L).where(a.ID.eq(1)).execute();
+          dsl.insertInto(a).set(a.ID, 10).set(a.BALANCE, 1000L).set(a.OWNER, "new").execute();
+          return dsl.selectFrom(a).where(a.ID.eq(1)).fetchOne();
+        });
+    assertEquals(0L, r.get(a.BALANCE));
+    assertEquals("100/o1", state("gnomon.point()").get(1));
+    assertEquals("1000/new", state("gnomon.point('j')").get(10));
+    List<Integer> ids = gnomon().onBranch("j").transaction(dsl -> dsl.select(a.ID).from(a).orderBy(a.ID).fetch(a.ID));
+    assertEquals(List.of(1, 2, 3, 4, 5, 10), ids);
+    // a rolled-back transaction leaves nothing on the branch
+    assertThrows(IllegalStateException.class, () -> gnomon().onBranch("j").transaction(dsl -> {
+      dsl.deleteFrom(a).execute();
+      throw new IllegalStateException("roll back");
+    }));
+    assertEquals(6, state("gnomon.point('j')").size());
+  }
+
+  @Test
+  void constraintsHoldOnTheBranchAtWriteTime() throws Exception {
+    accounts();
+    gnomon().branches().create("k");
+    SQLException dup = assertThrows(SQLException.class, () -> onBranch("k", "insert into account values (1, 1, 'dup')"));
+    assertEquals("23505", dup.getSQLState(), dup.getMessage());
+    SQLException check = assertThrows(SQLException.class, () -> onBranch("k", "update account set balance = -1 where id = 2"));
+    assertEquals("23514", check.getSQLState(), check.getMessage());
+    SQLException notNull = assertThrows(SQLException.class, () -> onBranch("k", "insert into account values (8, 1, null)"));
+    assertEquals("23514", notNull.getSQLState(), notNull.getMessage());
+    // a key deleted on the branch can be inserted again; a key inserted on main after the cutoff is free there
+    sql("insert into account values (20, 1, 'main')");
+    onBranch("k", "delete from account where id = 3", "insert into account values (3, 3, 'again')",
+        "insert into account values (20, 2, 'branch')");
+    assertEquals("3/again", state("gnomon.point('k')").get(3));
+    assertEquals("2/branch", state("gnomon.point('k')").get(20));
+    assertEquals("1/main", state("gnomon.point()").get(20));
+  }
+
+  @Test
+  void diffListsExactlyTheKeysThatDiffer() throws Exception {
+    accounts();
+    Coordinate before = gnomon().coordinate();
+    gnomon().branches().create("d1");
+    sql("update account set balance = 5 where id = 5", "insert into account values (11, 1, 'm')");
+    onBranch("d1", "update account set owner = 'b' where id = 1", "delete from account where id = 2",
+        "insert into account values (12, 1, 'b')");
+    gnomon().branches().create("d2", "d1", Optional.empty(), false);
+    onBranch("d2", "update account set balance = 9 where id = 1", "update account set balance = 9 where id = 3");
+    String[][] pairs = {
+      {"gnomon.point()", "gnomon.point('d1')"},
+      {"gnomon.point('d2')", "gnomon.point()"},
+      {"gnomon.point('d1')", "gnomon.point('d2')"},
+      {"gnomon.point('main', '" + before + "')", "gnomon.point('d2')"},
+      {"gnomon.point('d2')", "gnomon.point('d2')"},
+    };
+    for (String[] p : pairs) {
+      TreeMap<Integer, String> from = state(p[0]);
+      TreeMap<Integer, String> to = state(p[1]);
+      List<String> expected = new ArrayList<>();
+      TreeMap<Integer, String> all = new TreeMap<>(from);
+      all.putAll(to);
+      for (Integer k : all.keySet()) {
+        String f = from.get(k);
+        String t = to.get(k);
+        if (f == null) {
+          expected.add("insert " + k);
+        } else if (t == null) {
+          expected.add("delete " + k);
+        } else if (!f.equals(t)) {
+          expected.add("update " + k);
+        }
+      }
+      List<String> actual = new ArrayList<>();
+      try (Connection c = connect();
+          Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("select op, (key->>'id')::int from gnomon.diff('account', " + p[0] + ", " + p[1]
+              + ") order by 2")) {
+        while (rs.next()) {
+          actual.add(rs.getString(1) + " " + rs.getInt(2));
+        }
+      }
+      assertEquals(expected, actual, "diff from " + p[0] + " to " + p[1]);
+    }
+    List<DiffRow> rows = gnomon().diff("public.account", Point.main(), Point.branch("d1"));
+    DiffRow one = rows.stream().filter(r -> r.key().get("id").asInt() == 1).findFirst().orElseThrow();
+    assertEquals("update", one.op());
+    assertEquals("o1", one.before().get("owner").asText());
+    assertEquals("b", one.after().get("owner").asText());
+  }
+
+  @Test
+  void lifecycleFromJava() throws Exception {
+    accounts();
+    Branches branches = gnomon().branches();
+    Branch f = branches.create("life");
+    assertEquals("main", f.parent());
+    assertEquals(1, f.depth());
+    assertTrue(f.intact());
+    branches.create("child", "life", Optional.empty(), false);
+    gnomon().onBranch("life").jdbc(c -> {
+      try (Statement st = c.createStatement()) {
+        st.execute("update account set balance = 0 where id in (1, 2)");
+        st.execute("delete from account where id = 3");
+      }
+      return null;
+    });
+    BranchTableStats s = branches.describe("life").get(0);
+    assertEquals("public.account", s.table());
+    assertEquals(3, s.rowsWritten());
+    assertEquals(1, s.rowsDeleted());
+    assertEquals(3, s.versions());
+    assertTrue(s.bytes() > 0);
+    branches.rename("life", "life2");
+    assertEquals(List.of("child", "life2"), branches.list().stream().map(Branch::name).toList());
+    assertEquals("life2", branches.get("child").parent());
+    assertThrows(BranchHasChildrenException.class, () -> branches.drop("life2"));
+    assertEquals(2, branches.drop("life2", true));
+    assertEquals(List.of(), branches.list());
+    assertEquals(0, count("select count(*) from gnomon_t.account_b"), "the branch's rows went with it");
+  }
+
+  @Test
+  void badInputIsRefusedWithGnomonStatesAndChangesNothing() throws Exception {
+    accounts();
+    Branches branches = gnomon().branches();
+    branches.create("x");
+    assertThrows(BranchExistsException.class, () -> branches.create("x"));
+    assertThrows(BranchNotFoundException.class, () -> branches.create("y", "nope", Optional.empty(), false));
+    assertThrows(BranchNotFoundException.class, () -> branches.drop("nope"));
+    assertThrows(InvalidArgumentException.class, () -> branches.create("main"));
+    assertThrows(InvalidArgumentException.class, () -> branches.drop("main"));
+    assertThrows(InvalidArgumentException.class, () -> branches.create(""));
+    // a cutoff in the future of the caller
+    Coordinate now = gnomon().coordinate();
+    Coordinate future = Coordinate.of(now.xmax() + 1000, now.xmax() + 1000, List.of());
+    assertThrows(CoordinateInFutureException.class, () -> branches.create("later", "main", Optional.of(future), false));
+    assertThrows(MalformedCoordinateException.class, () -> sqlTranslated("select gnomon.branch_create('m', 'main', 'v9:1')"));
+    // a logged branch cannot fork from a scratch one
+    branches.create("s", "main", Optional.empty(), true);
+    assertThrows(InvalidArgumentException.class, () -> branches.create("l", "s", Optional.empty(), false));
+    // no branch selected, a dropped branch, an untracked table
+    assertThrows(NoBranchSelectedException.class, () -> sqlTranslated("select * from gnomon_b_public.account"));
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("select gnomon.branch_use('x')");
+      branches.drop("x");
+      SQLException e = assertThrows(SQLException.class, () -> st.execute("update account set balance = 1 where id = 1"));
+      assertEquals("GN050", e.getSQLState(), e.getMessage());
+    }
+    sql("create table plain (id int primary key)");
+    Account a = Account.ACCOUNT;
+    assertThrows(TableNotTrackedException.class, () -> gnomon().onBranch("s").transaction(
+        dsl -> dsl.fetch(DSL.table(DSL.name("public", "plain")))));
+    assertThrows(TableNotTrackedException.class, () -> gnomon().diff("public.plain", Point.main(), Point.branch("s")));
+    assertThrows(BranchNotFoundException.class, () -> gnomon().onBranch("gone").transaction(dsl -> dsl.fetchCount(a)));
+    assertEquals(List.of("s"), branches.list().stream().map(Branch::name).toList(), "nothing else was created");
+  }
+}

@@ -1,0 +1,666 @@
+-- Branches: named copy-on-write lines of history, forked from main or from another branch at a coordinate.
+--
+-- Storage, per tracked table (created by gnomon.install_branch_objects):
+--   gnomon_t.<t>_b   the rows written on branches: one row per (branch, key), updated in place, a tombstone
+--                    (g_del) for a key deleted on the branch; g_cxid is the transaction that created the row, g_xid
+--                    the last one that wrote it. Range-partitioned on the branch id: logged branches (ids > 0) in a
+--                    logged partition, scratch branches (ids < 0) in an unlogged one.
+--   gnomon_t.<t>_bh  the branch rows' history: the image from before each write ('U'), or 'I' when the write
+--                    created the branch row; partitioned the same way.
+-- Reads: gnomon_t.<t>_at(point) is the table at a gnomon.point; the view gnomon_b_<schema>.<table> is the table on
+-- the branch selected by gnomon.branch_use(), and its INSTEAD OF trigger writes to the branch.
+
+-- The schema holding the branch views of a user schema's tracked tables.
+create or replace function gnomon.branch_schema(schema_name name) returns name
+language sql immutable strict as $$ select gnomon.object_name('gnomon_b_' || schema_name, '') $$;
+comment on function gnomon.branch_schema(name) is 'The schema of the branch views of a schema''s tracked tables: gnomon_b_<schema>.';
+
+-- A branch by name (GN050 when there is none).
+create or replace function gnomon.find_branch(branch_name text) returns gnomon.branch
+language plpgsql stable as $$
+declare
+  b gnomon.branch;
+begin
+  select * into b from gnomon.branch x where x.branch_name = find_branch.branch_name;
+  if not found then
+    raise exception using errcode = 'GN050', message = format('branch %L does not exist', branch_name),
+      hint = 'List the branches with select * from gnomon.branches();';
+  end if;
+  return b;
+end $$;
+comment on function gnomon.find_branch(text) is 'The catalog row of a branch (GN050 when no branch has that name).';
+
+-- Whether a branch's rows are all there: false for a scratch branch (or a scratch ancestor) emptied by a crash.
+create or replace function gnomon.branch_intact(b gnomon.branch) returns boolean
+language sql stable as $$
+  select not exists (select 1 from unnest(b.chain) c(id)
+                      where c.id < 0 and not exists (select 1 from gnomon.scratch_alive a where a.branch_id = c.id))
+$$;
+comment on function gnomon.branch_intact(gnomon.branch) is 'False when the branch, or a scratch branch it reads through, lost its rows in a crash or failover.';
+
+create or replace function gnomon.check_intact(b gnomon.branch) returns gnomon.branch
+language plpgsql stable as $$
+begin
+  if b.chain[1] > 0 and b.chain = array[b.branch_id] then return b; end if;  -- logged, forked from main
+  if not gnomon.branch_intact(b) then
+    raise exception using errcode = 'GN053',
+      message = format('scratch branch %L lost its rows in a crash or failover of the server', b.branch_name),
+      detail = 'Scratch branches are unlogged: PostgreSQL empties them after a crash, and a standby never has them.',
+      hint = format('Drop it (select gnomon.branch_drop(%L)) and create it again; use a logged branch for work that must survive.', b.branch_name);
+  end if;
+  return b;
+end $$;
+comment on function gnomon.check_intact(gnomon.branch) is 'Internal: the branch, or GN053 when it lost its rows.';
+
+-- A snapshot parsed from a coordinate and checked not to be in the caller's future (GN010, GN011).
+create or replace function gnomon.past_snapshot(coordinate text) returns pg_snapshot
+language plpgsql stable as $$
+declare
+  snap pg_snapshot := gnomon.parse_coordinate(coordinate);
+  cur pg_snapshot := pg_current_snapshot();
+begin
+  if coordinate is null then
+    raise exception using errcode = 'GN021', message = 'coordinate is null',
+      hint = 'Pass a value returned by gnomon.coordinate() or gnomon.coordinate_at(timestamp), or omit it for now.';
+  end if;
+  if pg_snapshot_xmax(snap) > pg_snapshot_xmax(cur)
+     or exists (select 1 from pg_snapshot_xip(cur) x where x < pg_snapshot_xmax(snap) and pg_visible_in_snapshot(x, snap)) then
+    raise exception using errcode = 'GN011',
+      message = format('coordinate %s is in the future of this transaction', coordinate),
+      hint = 'Use a coordinate captured before this transaction''s snapshot.';
+  end if;
+  return snap;
+end $$;
+comment on function gnomon.past_snapshot(text) is 'Parses a coordinate and checks it is not in the caller''s future (GN010, GN011).';
+
+-- Creates a branch: a catalog row, no copy. parent is 'main' or a branch's name; at is a coordinate on the parent
+-- (null: now); a scratch branch is unlogged (cheaper writes; emptied by a crash).
+create or replace function gnomon.branch_create(branch_name text, parent text default 'main', at text default null,
+                                                scratch boolean default false) returns integer
+language plpgsql as $$
+declare
+  p gnomon.branch;
+  cut pg_snapshot;
+  id integer;
+begin
+  if branch_name is null or length(branch_name) not between 1 and 200 or branch_name = 'main' or branch_name ~ '[[:cntrl:]]' then
+    raise exception using errcode = 'GN021', message = format('invalid branch name %L', left(branch_name, 210)),
+      hint = 'A branch name has 1 to 200 characters, no control characters, and is not ''main''.';
+  end if;
+  if scratch is null then
+    raise exception using errcode = 'GN021', message = 'scratch is null', hint = 'Pass true for a scratch (unlogged) branch, false for a logged one.';
+  end if;
+  if exists (select 1 from gnomon.branch x where x.branch_name = branch_create.branch_name) then
+    raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
+      hint = 'Choose another name, or drop the existing branch first.';
+  end if;
+  if parent is not null and parent <> 'main' then
+    -- a share lock on the parent's row: it cannot be dropped while this branch is created from it
+    select * into p from gnomon.branch x where x.branch_name = parent for key share;
+    if not found then
+      raise exception using errcode = 'GN050', message = format('parent branch %L does not exist', parent),
+        hint = 'Name an existing branch, or ''main''.';
+    end if;
+    p := gnomon.check_intact(p);
+    if p.branch_id < 0 and not scratch then
+      raise exception using errcode = 'GN021',
+        message = format('a logged branch cannot fork from scratch branch %L', parent),
+        hint = 'A crash empties the scratch parent, which would leave the logged branch without its base: create it as a scratch branch too.';
+    end if;
+  end if;
+  cut := case when at is null then pg_current_snapshot() else gnomon.past_snapshot(at) end;
+  if p.branch_id is not null and not pg_visible_in_snapshot(p.created_xid, cut) then
+    raise exception using errcode = 'GN012',
+      message = format('coordinate %s is older than branch %L', at, parent),
+      detail = format('Branch %L was created at %s.', parent, p.created_at),
+      hint = 'Fork at a coordinate captured after the parent branch was created.';
+  end if;
+  id := nextval('gnomon.branch_seq');
+  if scratch then id := -id; end if;
+  insert into gnomon.branch (branch_id, branch_name, parent_id, cutoff, chain, snaps, main_snap, created_xid)
+  values (id, branch_name, p.branch_id, cut,
+          case when p.branch_id is null then array[id] else id || p.chain end,
+          case when p.branch_id is null then array[null::pg_snapshot] else array[null::pg_snapshot, cut] || p.snaps[2:] end,
+          case when p.branch_id is null then cut else p.main_snap end,
+          pg_current_xact_id());
+  if scratch then
+    insert into gnomon.scratch_alive values (id);
+  end if;
+  return id;
+exception when unique_violation then
+  raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
+    hint = 'Another transaction created it concurrently; choose another name.';
+end $$;
+comment on function gnomon.branch_create(text, text, text, boolean) is
+  'Creates a branch of main or of a branch, at now or at a coordinate, logged or scratch; a catalog row, O(1). Returns its id.';
+
+-- Drops a branch and its rows in every table; a branch with children only when cascade (children first).
+create or replace function gnomon.branch_drop(branch_name text, cascade boolean default false) returns integer
+language plpgsql as $$
+declare
+  b gnomon.branch;
+  ids integer[];
+  tt gnomon.tracked_table;
+begin
+  if branch_name = 'main' then
+    raise exception using errcode = 'GN021', message = 'main cannot be dropped: it is the tables themselves, not a branch',
+      hint = 'To stop versioning a table, untrack it: select gnomon.untrack(''schema.table'');';
+  end if;
+  b := gnomon.find_branch(branch_name);
+  -- writers hold this lock shared while they write to the branch: none is half-way through a write now
+  perform pg_advisory_xact_lock(7387, b.branch_id);
+  with recursive d(id, depth) as (
+      select b.branch_id, 0
+    union all
+      select x.branch_id, d.depth + 1 from gnomon.branch x join d on x.parent_id = d.id
+  )
+  select array_agg(id order by depth desc, id) into ids from d;
+  if array_length(ids, 1) > 1 and not coalesce(cascade, false) then
+    raise exception using errcode = 'GN052',
+      message = format('branch %L has %s descendant branch(es): %s', branch_name, array_length(ids, 1) - 1,
+                       (select string_agg(quote_literal(x.branch_name), ', ' order by x.branch_id)
+                          from gnomon.branch x where x.branch_id = any (ids) and x.branch_id <> b.branch_id)),
+      hint = format('Drop them first, or drop them all: select gnomon.branch_drop(%L, cascade => true);', branch_name);
+  end if;
+  for tt in select * from gnomon.tracked_table loop
+    execute format('delete from gnomon_t.%I where g_branch = any ($1)', gnomon.object_name(tt.base_name, '_b')) using ids;
+    execute format('delete from gnomon_t.%I where g_branch = any ($1)', gnomon.object_name(tt.base_name, '_bh')) using ids;
+  end loop;
+  delete from gnomon.scratch_alive where branch_id = any (ids);
+  delete from gnomon.branch x where x.branch_id = any (ids);
+  return array_length(ids, 1);
+end $$;
+comment on function gnomon.branch_drop(text, boolean) is
+  'Drops a branch and the rows written on it; with cascade, its descendants too (else GN052). Returns how many branches were dropped.';
+
+create or replace function gnomon.branch_rename(branch_name text, new_name text) returns void
+language plpgsql as $$
+declare
+  b gnomon.branch;
+begin
+  if branch_name = 'main' then
+    raise exception using errcode = 'GN021', message = 'main cannot be renamed', hint = 'Rename branches only.';
+  end if;
+  b := gnomon.find_branch(branch_name);
+  if new_name is null or length(new_name) not between 1 and 200 or new_name = 'main' or new_name ~ '[[:cntrl:]]' then
+    raise exception using errcode = 'GN021', message = format('invalid branch name %L', left(new_name, 210)),
+      hint = 'A branch name has 1 to 200 characters, no control characters, and is not ''main''.';
+  end if;
+  if exists (select 1 from gnomon.branch x where x.branch_name = new_name and x.branch_id <> b.branch_id) then
+    raise exception using errcode = 'GN051', message = format('branch %L already exists', new_name),
+      hint = 'Choose another name.';
+  end if;
+  update gnomon.branch x set branch_name = new_name where x.branch_id = b.branch_id;
+end $$;
+comment on function gnomon.branch_rename(text, text) is 'Renames a branch; sessions that selected it stay on it (they hold its id).';
+
+-- Every branch: name, parent, cutoff, kind, whether its rows are intact, depth, creation time.
+create or replace function gnomon.branches()
+returns table (branch_name text, branch_id integer, parent text, cutoff text, kind text, intact boolean,
+               depth integer, created_at timestamptz)
+language sql stable as $$
+  select b.branch_name, b.branch_id, coalesce(p.branch_name, 'main'), 'v1:' || b.cutoff::text,
+         case when b.branch_id < 0 then 'scratch' else 'logged' end, gnomon.branch_intact(b),
+         array_length(b.chain, 1), b.created_at
+    from gnomon.branch b left join gnomon.branch p on p.branch_id = b.parent_id
+   order by b.branch_name
+$$;
+comment on function gnomon.branches() is 'Lists the branches: name, id, parent, cutoff coordinate, kind (logged or scratch), intact, depth, creation time.';
+
+-- What a branch holds, per tracked table: rows written (tombstones included), deletes, versions, bytes.
+create or replace function gnomon.branch_describe(branch_name text)
+returns table (table_name text, rows_written bigint, rows_deleted bigint, versions bigint, bytes bigint)
+language plpgsql stable as $$
+declare
+  b gnomon.branch := gnomon.find_branch(branch_name);
+  tt gnomon.tracked_table;
+begin
+  for tt in select * from gnomon.tracked_table order by schema_name, table_name loop
+    return query execute format(
+      'select %L::text, count(*), count(*) filter (where b.g_del), '
+      '(select count(*) from gnomon_t.%I h where h.g_branch = $1), '
+      'coalesce(sum(pg_column_size(b.*)), 0)::bigint + (select coalesce(sum(pg_column_size(h.*)), 0)::bigint from gnomon_t.%I h where h.g_branch = $1) '
+      'from gnomon_t.%I b where b.g_branch = $1',
+      format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_bh'),
+      gnomon.object_name(tt.base_name, '_bh'), gnomon.object_name(tt.base_name, '_b')) using b.branch_id;
+  end loop;
+end $$;
+comment on function gnomon.branch_describe(text) is 'Per tracked table, what a branch holds: rows written (tombstones included), rows deleted, versions and bytes.';
+
+-- Selects the branch that the branch views (gnomon_b_<schema>.<table>) read and write, and puts their schemas in
+-- front of search_path so unqualified table names resolve to them. 'main' (or null) goes back to main.
+-- local: only until the end of the current transaction (like set local).
+create or replace function gnomon.branch_use(branch_name text, local boolean default false) returns integer
+language plpgsql as $$
+declare
+  b gnomon.branch;
+  base_path text := coalesce(nullif(current_setting('gnomon.base_search_path', true), ''), current_setting('search_path'));
+  path text;
+begin
+  if branch_name is null or branch_name = 'main' then
+    perform set_config('gnomon.branch', '', local);
+    perform set_config('search_path', base_path, local);
+    perform set_config('gnomon.base_search_path', '', local);
+    return null;
+  end if;
+  b := gnomon.check_intact(gnomon.find_branch(branch_name));
+  -- each schema of the path gets its branch schema in front of the path, in the same order
+  select string_agg(quote_ident(gnomon.branch_schema(s.n)), ', ' order by s.o) into path
+    from (select trim(both '"' from trim(e)) as n, o
+            from unnest(string_to_array(base_path, ',')) with ordinality u(e, o)) s
+   where trim(s.n) <> '' and to_regnamespace(quote_ident(gnomon.branch_schema(replace(s.n, '$user', current_user)))) is not null;
+  perform set_config('gnomon.base_search_path', base_path, local);
+  perform set_config('search_path', concat_ws(', ', path, base_path), local);
+  perform set_config('gnomon.branch', b.branch_id::text, local);
+  return b.branch_id;
+end $$;
+comment on function gnomon.branch_use(text, boolean) is
+  'Selects the branch that branch views read and write (''main'' goes back), and puts the branch schemas first in search_path; local: until the transaction ends.';
+
+-- The selected branch (GN054 when none, GN050 when it was dropped, GN053 when a crash emptied it).
+create or replace function gnomon.current_branch() returns gnomon.branch
+language plpgsql stable as $$
+declare
+  s text := current_setting('gnomon.branch', true);
+  b gnomon.branch;
+begin
+  if s is null or s = '' then
+    raise exception using errcode = 'GN054', message = 'no branch is selected',
+      hint = 'Select one first: select gnomon.branch_use(''my_branch''); the tables themselves are main.';
+  end if;
+  select * into b from gnomon.branch x where x.branch_id = s::integer;
+  if not found then
+    raise exception using errcode = 'GN050', message = format('the selected branch (id %s) was dropped', s),
+      hint = 'Select another branch with gnomon.branch_use(...), or go back to main: select gnomon.branch_use(''main'');';
+  end if;
+  return gnomon.check_intact(b);
+end $$;
+comment on function gnomon.current_branch() is 'The branch selected by gnomon.branch_use() (GN054 when none, GN050 when it was dropped, GN053 when it lost its rows).';
+
+create or replace function gnomon.current_point() returns gnomon.point
+language sql stable as $$ select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.current_branch() b $$;
+comment on function gnomon.current_point() is 'The point of the selected branch, now.';
+
+-- The point to read: main or a branch, now (coordinate null) or as of a coordinate on it.
+create or replace function gnomon.point(branch_name text default 'main', coordinate text default null) returns gnomon.point
+language plpgsql stable as $$
+declare
+  b gnomon.branch;
+  snap pg_snapshot;
+begin
+  if coordinate is not null then
+    snap := gnomon.past_snapshot(coordinate);
+  end if;
+  if branch_name is null or branch_name = 'main' then
+    return ('{}'::integer[], '{}'::pg_snapshot[], snap)::gnomon.point;
+  end if;
+  b := gnomon.check_intact(gnomon.find_branch(branch_name));
+  if snap is null then
+    return (b.chain, b.snaps, b.main_snap)::gnomon.point;
+  end if;
+  if not pg_visible_in_snapshot(b.created_xid, snap) then
+    raise exception using errcode = 'GN012',
+      message = format('coordinate %s is older than branch %L', coordinate, branch_name),
+      detail = format('The branch was created at %s.', b.created_at),
+      hint = 'Read the branch as of a coordinate captured after it was created, or read its parent.';
+  end if;
+  return (b.chain, snap || b.snaps[2:], b.main_snap)::gnomon.point;
+end $$;
+comment on function gnomon.point(text, text) is 'A point to read or diff: main or a branch, now or as of a coordinate (GN050, GN010, GN011, GN012).';
+
+-- The point a branch starts from: its parent at its cutoff.
+create or replace function gnomon.parent_point(b gnomon.branch) returns gnomon.point
+language sql immutable as $$ select (b.chain[2:], b.snaps[2:], b.main_snap)::gnomon.point $$;
+comment on function gnomon.parent_point(gnomon.branch) is 'Internal: the point a branch starts from (its parent at its cutoff).';
+
+-- Raised by a read of a table at a point whose main snapshot predates the table's tracking.
+create or replace function gnomon.point_too_old(table_id integer, p gnomon.point) returns boolean
+language plpgsql stable as $$
+declare
+  tt gnomon.tracked_table;
+begin
+  select * into tt from gnomon.tracked_table t where t.table_id = point_too_old.table_id;
+  raise exception using errcode = 'GN012',
+    message = format('%I.%I has no history at v1:%s: it was tracked later', tt.schema_name, tt.table_name, p.main_snap),
+    detail = format('The table was tracked at %s; a branch forked before that cannot read it.', tt.tracked_at),
+    hint = 'Read it on main, or on a branch forked after the table was tracked.';
+end $$;
+comment on function gnomon.point_too_old(integer, gnomon.point) is 'Internal: GN012 for a read at a point older than the table''s tracking.';
+
+-- Keys whose state differs between two points of one table, with the operation and the old and new row images.
+create or replace function gnomon.diff(table_name text, from_point gnomon.point, to_point gnomon.point)
+returns table (op text, key jsonb, old jsonb, new jsonb)
+language plpgsql stable as $$
+declare
+  tt gnomon.tracked_table := gnomon.tracked(table_name);
+begin
+  if from_point is null or to_point is null then
+    raise exception using errcode = 'GN021', message = 'a diff needs two points',
+      hint = 'Pass gnomon.point(branch, coordinate) for each side; gnomon.point() is main now.';
+  end if;
+  return query execute format('select * from gnomon_t.%I($1, $2)', gnomon.object_name(tt.base_name, '_diff'))
+    using from_point, to_point;
+end $$;
+comment on function gnomon.diff(text, gnomon.point, gnomon.point) is
+  'The keys of a table whose state differs between two points (gnomon.point(branch, coordinate)): op, key, old and new images as jsonb.';
+
+-- (Re)creates the branch objects of a tracked table: its branch tables (when missing), the read function, the
+-- diff function, and the branch view with its write trigger.
+create or replace function gnomon.install_branch_objects(p_table_id integer) returns void
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  tab text; hist text; bt name; bh name; bschema name; vname text;
+  cols text; keys text; bcols text; hcols_def text;
+  at_body text; trg_body text; diff_body text;
+  s_cols text; l_cols text; ret_cols text; x_cols text; h_cols text; b_cols text;
+  beq_l text; beq_x text; heq_b text; xeq_l text; keys_b text; keys_x text; keys_s text;
+  old_cols text; new_cols text; cur_cols text; old_keys text; new_keys text; ceq_old text; ceq_new text; aeq_new text;
+  set_new text; set_del text; key_changed text; key_json text;
+  con record; grantee record; d record;
+  c pg_class;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  select * into c from pg_class where oid = tt.relid;
+  tab  := format('%I.%I', tt.schema_name, tt.table_name);
+  hist := format('gnomon_t.%I', tt.history_table);
+  bt := gnomon.object_name(tt.base_name, '_b');
+  bh := gnomon.object_name(tt.base_name, '_bh');
+  bschema := gnomon.branch_schema(tt.schema_name);
+  vname := format('%I.%I', bschema, tt.table_name);
+
+  select string_agg(format('%I', x->>'name'), ', ' order by (x->>'attnum')::int),
+         string_agg(format('%I %s%s', x->>'name', x->>'storetype', coalesce(' collate ' || (x->>'collation'), '')), ', ' order by (x->>'attnum')::int),
+         string_agg(case when x->>'type' = x->>'storetype' then format('s.%I', x->>'name') else format('s.%I::%s', x->>'name', x->>'type') end, ', ' order by (x->>'attnum')::int),
+         string_agg(format('l.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
+         string_agg(case when x->>'type' = x->>'storetype' then format('h.%I', x->>'name') else format('h.%I::%s', x->>'name', x->>'type') end, ', ' order by (x->>'attnum')::int),
+         string_agg(format('%s.%I', case when (x->>'name') = any (tt.key_columns) then 'b' else 'h' end, x->>'name'), ', ' order by (x->>'attnum')::int),
+         string_agg(format('b.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
+         string_agg(format('old.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
+         string_agg(format('new.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
+         string_agg(format('cur.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
+         string_agg(format('%1$I = new.%1$I', x->>'name'), ', ' order by (x->>'attnum')::int),
+         coalesce(string_agg(format('%1$I = null', x->>'name'), ', ' order by (x->>'attnum')::int)
+                    filter (where not (x->>'name') = any (tt.key_columns)), '')
+    into cols, hcols_def, s_cols, l_cols, x_cols, h_cols, b_cols, old_cols, new_cols, cur_cols, set_new, set_del
+    from jsonb_array_elements(tt.columns) x;
+  select string_agg(format('%I %s', x->>'name', x->>'type'), ', ' order by (x->>'attnum')::int) into ret_cols
+    from jsonb_array_elements(tt.columns) x;
+  select string_agg(format('%I', k), ', ' order by o),
+         string_agg(format('b.%1$I = l.%1$I', k), ' and ' order by o),
+         string_agg(format('b.%1$I = h.%1$I', k), ' and ' order by o),
+         string_agg(format('h.%1$I = b.%1$I', k), ' and ' order by o),
+         string_agg(format('x.%1$I = l.%1$I', k), ' and ' order by o),
+         string_agg(format('b.%I', k), ', ' order by o),
+         string_agg(format('x.%I', k), ', ' order by o),
+         string_agg(format('s.%I', k), ', ' order by o),
+         string_agg(format('old.%I', k), ', ' order by o),
+         string_agg(format('new.%I', k), ', ' order by o),
+         string_agg(format('c.%1$I = old.%1$I', k), ' and ' order by o),
+         string_agg(format('c.%1$I = new.%1$I', k), ' and ' order by o),
+         string_agg(format('a.%1$I = new.%1$I', k), ' and ' order by o),
+         string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ' order by o),
+         string_agg(format('%L, k.%I', k, k), ', ' order by o)
+    into keys, beq_l, beq_x, heq_b, xeq_l, keys_b, keys_x, keys_s, old_keys, new_keys, ceq_old, ceq_new, aeq_new, key_changed, key_json
+    from unnest(tt.key_columns) with ordinality u(k, o);
+
+  -- the branch tables, created once (gnomon.follow_table_change adds columns to them)
+  if to_regclass(format('gnomon_t.%I', bt)) is null then
+    execute format('create table gnomon_t.%I (g_branch integer not null, g_del boolean not null, g_xid xid8 not null, '
+                   'g_cxid xid8 not null, %s, primary key (g_branch, %s)) partition by range (g_branch)', bt, hcols_def, keys);
+    execute format('create table gnomon_t.%I partition of gnomon_t.%I for values from (1) to (maxvalue)', gnomon.object_name(bt, '_l'), bt);
+    execute format('create unlogged table gnomon_t.%I partition of gnomon_t.%I for values from (minvalue) to (0)', gnomon.object_name(bt, '_s'), bt);
+    execute format('comment on table gnomon_t.%I is %L', bt,
+                   format('Rows of %s written on branches, one per (branch, key); g_del marks a delete. Written by the branch views.', tab));
+    execute format('create table gnomon_t.%I (g_branch integer not null, g_vid bigint not null, g_xid xid8 not null, '
+                   'g_op "char" not null, g_del boolean, %s) partition by range (g_branch)', bh, hcols_def);
+    execute format('create table gnomon_t.%I partition of gnomon_t.%I for values from (1) to (maxvalue)', gnomon.object_name(bh, '_l'), bh);
+    execute format('create unlogged table gnomon_t.%I partition of gnomon_t.%I for values from (minvalue) to (0)', gnomon.object_name(bh, '_s'), bh);
+    execute format('create index on gnomon_t.%I (g_branch, %s, g_vid)', bh, keys);
+    execute format('comment on table gnomon_t.%I is %L', bh,
+                   format('History of the branch rows of %s: the image from before each write. Written by the branch views.', tab));
+    -- constraints that hold on branches at write time: NOT NULL and CHECK (a tombstone is exempt)
+    for con in select a.attname from pg_attribute a
+                where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and a.attnotnull
+                  and not a.attname = any (tt.key_columns) loop
+      execute format('alter table gnomon_t.%I add constraint %I check (g_del or %I is not null)', bt,
+                     gnomon.object_name(con.attname, '_not_null'), con.attname);
+    end loop;
+    for con in select k.conname, pg_get_expr(k.conbin, k.conrelid) as expr from pg_constraint k
+                where k.conrelid = tt.relid and k.contype = 'c' loop
+      execute format('alter table gnomon_t.%I add constraint %I check (g_del or (%s))', bt, con.conname, con.expr);
+    end loop;
+  end if;
+
+  -- The table at a point: per key, the state at the nearest branch level that held the key at that level's
+  -- snapshot (the live branch row when the snapshot saw its last write, else the image from before the first
+  -- write it did not see); keys no level held read main as of the point's main snapshot, like an as-of read.
+  at_body := format($b$
+  with r as materialized (
+    select (s.q).chain as chain, (s.q).snaps as snaps, (s.q).main_snap as msnap, pg_snapshot_xmin((s.q).main_snap) as mlo
+      from (select p as q offset 0) s
+     where (s.q).main_snap is null or pg_visible_in_snapshot(%1$L::xid8, (s.q).main_snap) or gnomon.point_too_old(%2$s, s.q)
+  ), lv as materialized (
+    select u.id, u.snap, u.lvl from r cross join lateral unnest(r.chain, r.snaps) with ordinality u(id, snap, lvl)
+  )
+  select %3$s from (
+    select distinct on (%4$s) s.*
+      from (select lv.lvl as g_lvl, b.g_del, %5$s
+              from lv join gnomon_t.%6$I b on b.g_branch = lv.id
+             where lv.snap is null or pg_visible_in_snapshot(b.g_xid, lv.snap)
+            union all
+            select lv.lvl, h.g_del, %7$s
+              from lv join gnomon_t.%6$I b on b.g_branch = lv.id
+             cross join lateral (select h.* from gnomon_t.%8$I h
+                                  where h.g_branch = b.g_branch and %9$s and h.g_xid >= pg_snapshot_xmin(lv.snap)
+                                    and not pg_visible_in_snapshot(h.g_xid, lv.snap)
+                                  order by h.g_vid limit 1) h
+             where lv.snap is not null and pg_visible_in_snapshot(b.g_cxid, lv.snap)
+               and not pg_visible_in_snapshot(b.g_xid, lv.snap)) s
+     order by %4$s, s.g_lvl) s
+   where not s.g_del
+  union all
+  select %10$s from %11$s l
+   where ((select r.msnap from r) is null
+          or not exists (select 1 from %12$s x where %13$s and x.g_xid >= (select r.mlo from r)
+                          and not pg_visible_in_snapshot(x.g_xid, (select r.msnap from r))))
+     and not exists (select 1 from lv join gnomon_t.%6$I b on b.g_branch = lv.id
+                      where %14$s and (lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap)))
+  union all
+  select %15$s from (
+    select distinct on (%16$s) x.*
+      from %12$s x
+     where (select r.msnap from r) is not null and x.g_xid >= (select r.mlo from r)
+       and not pg_visible_in_snapshot(x.g_xid, (select r.msnap from r))
+     order by %16$s, x.g_vid) h
+   where h.g_op <> 'I'
+     and not exists (select 1 from lv join gnomon_t.%6$I b on b.g_branch = lv.id
+                      where %17$s and (lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap)))
+$b$, tt.track_xid::text, tt.table_id, s_cols, keys_s, b_cols, bt, h_cols, bh, heq_b,
+     l_cols, tab, hist, xeq_l, beq_l, x_cols, keys_x, beq_x);
+  -- it returns the table's columns, not its row type: the branch view then does not depend on the table, so a
+  -- refused schema change reaches the DDL guard (GN006) instead of failing on the view
+  execute format('drop function if exists gnomon_t.%I(gnomon.point) cascade', gnomon.object_name(tt.base_name, '_at'));
+  execute format('create function gnomon_t.%I(p gnomon.point) returns table (%s) language sql stable as %L',
+                 gnomon.object_name(tt.base_name, '_at'), ret_cols, at_body);
+  execute format('comment on function gnomon_t.%I(gnomon.point) is %L', gnomon.object_name(tt.base_name, '_at'),
+                 format('Rows of %s at a point: main or a branch, now or as of a coordinate (gnomon.point(branch, coordinate)). Generated by gnomon.track().', tab));
+
+  -- The diff of two points: candidate keys are those written on a branch level the two points do not read alike,
+  -- and main's versions that one main snapshot sees and the other does not; each is read at both points.
+  diff_body := format($b$
+  with pa as materialized (select (s.q).chain as chain, (s.q).snaps as snaps, coalesce((s.q).main_snap, pg_current_snapshot()) as msnap
+                             from (select a as q offset 0) s),
+       pb as materialized (select (s.q).chain as chain, (s.q).snaps as snaps, coalesce((s.q).main_snap, pg_current_snapshot()) as msnap
+                             from (select b as q offset 0) s),
+       la as materialized (select u.id, coalesce(u.snap, pg_current_snapshot())::text as snap
+                             from pa cross join lateral unnest(pa.chain, pa.snaps) u(id, snap)),
+       lb as materialized (select u.id, coalesce(u.snap, pg_current_snapshot())::text as snap
+                             from pb cross join lateral unnest(pb.chain, pb.snaps) u(id, snap)),
+       k as (
+         select %1$s from la join gnomon_t.%2$I b on b.g_branch = la.id
+          where not exists (select 1 from lb where lb.id = la.id and lb.snap = la.snap)
+         union
+         select %1$s from lb join gnomon_t.%2$I b on b.g_branch = lb.id
+          where not exists (select 1 from la where la.id = lb.id and la.snap = lb.snap)
+         union
+         select %3$s from %4$s x, pa, pb
+          where x.g_xid >= least(pg_snapshot_xmin(pa.msnap), pg_snapshot_xmin(pb.msnap))
+            and pg_visible_in_snapshot(x.g_xid, pa.msnap) <> pg_visible_in_snapshot(x.g_xid, pb.msnap))
+  select case when d.old is null then 'insert' when d.new is null then 'delete' else 'update' end, d.key, d.old, d.new
+    from (select jsonb_build_object(%5$s) as key,
+                 (select to_jsonb(o) from gnomon_t.%6$I(a) o where %7$s) as old,
+                 (select to_jsonb(o) from gnomon_t.%6$I(b) o where %7$s) as new
+            from k) d
+   where d.old is distinct from d.new
+$b$, keys_b, bt, keys_x, hist, key_json, gnomon.object_name(tt.base_name, '_at'),
+     (select string_agg(format('o.%1$I = k.%1$I', kk), ' and ' order by o) from unnest(tt.key_columns) with ordinality u(kk, o)));
+  execute format('create or replace function gnomon_t.%I(a gnomon.point, b gnomon.point) '
+                 'returns table (op text, key jsonb, old jsonb, new jsonb) language sql stable as %L',
+                 gnomon.object_name(tt.base_name, '_diff'), diff_body);
+
+  -- Writes on a branch: the view's INSTEAD OF trigger. A row is copied into the branch table on its first write
+  -- (copy on write); the branch row is locked and compared with the row the statement read, so a row changed by a
+  -- concurrent transaction is never overwritten blindly (40001, retry). Primary keys are unique on the branch.
+  trg_body := format($b$
+declare
+  b gnomon.branch := gnomon.current_branch();
+  x xid8 := pg_current_xact_id();
+  cur gnomon_t.%1$I%%rowtype;
+  moved boolean := false;
+begin
+  perform pg_advisory_xact_lock_shared(7387, b.branch_id);
+  if not exists (select 1 from gnomon.branch g where g.branch_id = b.branch_id) then
+    raise exception using errcode = 'GN050', message = format('branch %%L was dropped', b.branch_name),
+      hint = 'Select another branch with gnomon.branch_use(...).';
+  end if;
+  if TG_OP = 'UPDATE' then moved := %2$s; end if;
+  if TG_OP <> 'INSERT' then
+    select * into cur from gnomon_t.%1$I c where c.g_branch = b.branch_id and %3$s for update;
+    if found then
+      if cur.g_del or row(%4$s) is distinct from row(%5$s) then
+        raise exception using errcode = '40001',
+          message = format('could not serialize access: a row of %%s on branch %%L was changed by a concurrent transaction', %6$L, b.branch_name),
+          hint = 'Retry the transaction.';
+      end if;
+      insert into gnomon_t.%7$I (g_branch, g_vid, g_xid, g_op, g_del, %8$s)
+      values (b.branch_id, nextval('gnomon.version_seq'), x, 'U', false, %4$s);
+      if TG_OP = 'DELETE' or moved then
+        update gnomon_t.%1$I c set g_del = true, g_xid = x %9$s where c.g_branch = b.branch_id and %3$s;
+      else
+        update gnomon_t.%1$I c set g_xid = x, %10$s where c.g_branch = b.branch_id and %3$s;
+      end if;
+    else
+      if TG_OP = 'DELETE' or moved then
+        insert into gnomon_t.%1$I (g_branch, g_del, g_xid, g_cxid, %11$s) values (b.branch_id, true, x, x, %12$s)
+        on conflict do nothing;
+      else
+        insert into gnomon_t.%1$I (g_branch, g_del, g_xid, g_cxid, %8$s) values (b.branch_id, false, x, x, %13$s)
+        on conflict do nothing;
+      end if;
+      if not found then
+        raise exception using errcode = '40001',
+          message = format('could not serialize access: a row of %%s on branch %%L was written by a concurrent transaction', %6$L, b.branch_name),
+          hint = 'Retry the transaction.';
+      end if;
+      insert into gnomon_t.%7$I (g_branch, g_vid, g_xid, g_op, %11$s) values (b.branch_id, nextval('gnomon.version_seq'), x, 'I', %12$s);
+    end if;
+  end if;
+  if TG_OP = 'INSERT' or moved then
+    select * into cur from gnomon_t.%1$I c where c.g_branch = b.branch_id and %14$s for update;
+    if found then
+      if not cur.g_del then
+        raise exception using errcode = '23505',
+          message = format('duplicate key value violates the primary key of %%s on branch %%L', %6$L, b.branch_name),
+          detail = format('Key (%%s) already exists on the branch.', concat_ws(', ', %15$s));
+      end if;
+      insert into gnomon_t.%7$I (g_branch, g_vid, g_xid, g_op, g_del, %8$s)
+      values (b.branch_id, nextval('gnomon.version_seq'), x, 'U', true, %4$s);
+      update gnomon_t.%1$I c set g_del = false, g_xid = x, %10$s where c.g_branch = b.branch_id and %14$s;
+    else
+      if exists (select 1 from gnomon_t.%16$I(gnomon.parent_point(b)) a where %17$s) then
+        raise exception using errcode = '23505',
+          message = format('duplicate key value violates the primary key of %%s on branch %%L', %6$L, b.branch_name),
+          detail = format('Key (%%s) already exists on the branch (inherited from its parent).', concat_ws(', ', %15$s));
+      end if;
+      insert into gnomon_t.%1$I (g_branch, g_del, g_xid, g_cxid, %8$s) values (b.branch_id, false, x, x, %13$s)
+      on conflict do nothing;
+      if not found then
+        raise exception using errcode = '23505',
+          message = format('duplicate key value violates the primary key of %%s on branch %%L', %6$L, b.branch_name),
+          detail = format('Key (%%s) was inserted on the branch by a concurrent transaction.', concat_ws(', ', %15$s));
+      end if;
+      insert into gnomon_t.%7$I (g_branch, g_vid, g_xid, g_op, %11$s) values (b.branch_id, nextval('gnomon.version_seq'), x, 'I', %15$s);
+    end if;
+  end if;
+  if TG_OP = 'DELETE' then return old; end if;
+  return new;
+end $b$, bt, coalesce(key_changed, 'false'), ceq_old, cur_cols, old_cols, tab, bh, cols,
+     case when set_del = '' then '' else ', ' || set_del end, set_new, keys, old_keys, new_cols, ceq_new, new_keys,
+     gnomon.object_name(tt.base_name, '_at'), aeq_new);
+  execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql security definer '
+                 'set search_path = pg_catalog, pg_temp as %L', gnomon.object_name(tt.base_name, '_bwrite'), trg_body);
+
+  -- The branch view: the table on the selected branch, with the table's column defaults.
+  execute format('create schema if not exists %I', bschema);
+  execute format('grant usage on schema %I to public', bschema);
+  execute format('drop view if exists %s', vname);
+  execute format('create view %s as select * from gnomon_t.%I(gnomon.current_point())', vname, gnomon.object_name(tt.base_name, '_at'));
+  execute format('comment on view %s is %L', vname,
+                 format('%s on the branch selected by gnomon.branch_use(): read and write it like the table. Generated by gnomon.track().', tab));
+  for d in select a.attname, a.attidentity, pg_get_expr(ad.adbin, ad.adrelid) as def
+             from pg_attribute a left join pg_attrdef ad on ad.adrelid = a.attrelid and ad.adnum = a.attnum
+            where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and (ad.adbin is not null or a.attidentity <> '') loop
+    execute format('alter view %s alter column %I set default %s', vname, d.attname,
+                   case when d.attidentity <> '' then format('nextval(%L::regclass)', pg_get_serial_sequence(tab, d.attname)) else d.def end);
+  end loop;
+  execute format('create trigger gnomon_branch_write instead of insert or update or delete on %s '
+                 'for each row execute function gnomon_t.%I()', vname, gnomon.object_name(tt.base_name, '_bwrite'));
+  -- who may read or write the table may do so on branches (the view reads and writes with its owner's rights)
+  if not c.relrowsecurity then
+    for grantee in select distinct case when a.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(a.grantee)) end as g,
+                          a.privilege_type as p
+                     from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a
+                    where a.privilege_type in ('SELECT', 'INSERT', 'UPDATE', 'DELETE') and a.grantee <> c.relowner loop
+      execute format('grant %s on %s to %s', grantee.p, vname, grantee.g);
+    end loop;
+  end if;
+end $$;
+comment on function gnomon.install_branch_objects(integer) is
+  'Internal: (re)creates a tracked table''s branch tables, read and diff functions, branch view and its write trigger.';
+
+-- Removes a table's branch objects (called by gnomon.untrack).
+create or replace function gnomon.drop_branch_objects(tt gnomon.tracked_table, drop_rows boolean) returns void
+language plpgsql as $$
+declare
+  kept text := '_untracked_' || tt.table_id || '_' || (pg_current_xact_id()::text);
+  part name;
+begin
+  execute format('drop view if exists %I.%I', gnomon.branch_schema(tt.schema_name), tt.table_name);
+  execute format('drop function if exists gnomon_t.%I()', gnomon.object_name(tt.base_name, '_bwrite'));
+  execute format('drop function if exists gnomon_t.%I(gnomon.point, gnomon.point)', gnomon.object_name(tt.base_name, '_diff'));
+  execute format('drop function if exists gnomon_t.%I(gnomon.point)', gnomon.object_name(tt.base_name, '_at'));
+  if drop_rows then
+    execute format('drop table if exists gnomon_t.%I', gnomon.object_name(tt.base_name, '_b'));
+    execute format('drop table if exists gnomon_t.%I', gnomon.object_name(tt.base_name, '_bh'));
+  else
+    for part in select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
+                 where i.inhparent in (to_regclass(format('gnomon_t.%I', gnomon.object_name(tt.base_name, '_b'))),
+                                       to_regclass(format('gnomon_t.%I', gnomon.object_name(tt.base_name, '_bh')))) loop
+      execute format('alter table gnomon_t.%I rename to %I', part, gnomon.object_name(part, kept));
+    end loop;
+    execute format('alter table if exists gnomon_t.%I rename to %I', gnomon.object_name(tt.base_name, '_b'), gnomon.object_name(tt.base_name, '_b' || kept));
+    execute format('alter table if exists gnomon_t.%I rename to %I', gnomon.object_name(tt.base_name, '_bh'), gnomon.object_name(tt.base_name, '_bh' || kept));
+  end if;
+end $$;
+comment on function gnomon.drop_branch_objects(gnomon.tracked_table, boolean) is 'Internal: removes a table''s branch view and functions, and its branch rows or keeps them renamed.';
+
+-- Tables tracked before branches existed get their branch objects now.
+do $$
+declare
+  t integer;
+begin
+  for t in select table_id from gnomon.tracked_table order by table_id loop
+    perform gnomon.install_branch_objects(t);
+  end loop;
+end $$;
