@@ -251,6 +251,11 @@ public final class Gnomon implements AutoCloseable {
     return new At(this, point);
   }
 
+  /** Merges: strategies, merge runs, conflicts and resolutions; see {@link Merges}. */
+  public Merges merges() {
+    return new Merges(this);
+  }
+
   /** Branch lifecycle: create, list, describe, rename, drop; see {@link Branches}. */
   public Branches branches() {
     return new Branches(this);

@@ -12,6 +12,13 @@ import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
+import io.gnomon.sql.internal.generated.tables.Merge;
+import io.gnomon.sql.internal.generated.tables.MergeConflict;
+import io.gnomon.sql.internal.generated.tables.MergeConflicts;
+import io.gnomon.sql.internal.generated.tables.MergePreview;
+import io.gnomon.sql.internal.generated.tables.MergeResolution;
+import io.gnomon.sql.internal.generated.tables.MergeRule;
+import io.gnomon.sql.internal.generated.tables.MergeStrategy;
 import io.gnomon.sql.internal.generated.tables.ScratchAlive;
 import io.gnomon.sql.internal.generated.tables.Tick;
 import io.gnomon.sql.internal.generated.tables.TrackedTable;
@@ -19,6 +26,8 @@ import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeConflictsRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergePreviewRecord;
 import io.gnomon.sql.internal.generated.udt.Point;
 import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
@@ -229,6 +238,126 @@ public class Gnomon extends SchemaImpl {
     }
 
     /**
+     * Merge runs: source into target, base and theirs points, status (applied,
+     * nothing, conflicts, dry_run) and counts; merge_xid is the transaction
+     * whose versions the merge wrote.
+     */
+    public final Merge MERGE = Merge.MERGE;
+
+    /**
+     * Conflicts of merge runs; resolve them with gnomon.merge_resolve() and
+     * merge again.
+     */
+    public final MergeConflict MERGE_CONFLICT = MergeConflict.MERGE_CONFLICT;
+
+    /**
+     * merge_id bigint
+     */
+    public final MergeConflicts MERGE_CONFLICTS = MergeConflicts.MERGE_CONFLICTS;
+
+    /**
+     * Call <code>gnomon.merge_conflicts</code>.
+     */
+    public static Result<MergeConflictsRecord> MERGE_CONFLICTS(
+          Configuration configuration
+        , Long mergeId
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeConflicts.MERGE_CONFLICTS.call(
+              mergeId
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.merge_conflicts</code> as a table.
+     */
+    public static MergeConflicts MERGE_CONFLICTS(
+          Long mergeId
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeConflicts.MERGE_CONFLICTS.call(
+            mergeId
+        );
+    }
+
+    /**
+     * Get <code>gnomon.merge_conflicts</code> as a table.
+     */
+    public static MergeConflicts MERGE_CONFLICTS(
+          Field<Long> mergeId
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeConflicts.MERGE_CONFLICTS.call(
+            mergeId
+        );
+    }
+
+    /**
+     * source text, target text, tables text[] DEFAULT NULL::text[]
+     */
+    public final MergePreview MERGE_PREVIEW = MergePreview.MERGE_PREVIEW;
+
+    /**
+     * Call <code>gnomon.merge_preview</code>.
+     */
+    public static Result<MergePreviewRecord> MERGE_PREVIEW(
+          Configuration configuration
+        , String source
+        , String target
+        , String[] tables
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergePreview.MERGE_PREVIEW.call(
+              source
+            , target
+            , tables
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.merge_preview</code> as a table.
+     */
+    public static MergePreview MERGE_PREVIEW(
+          String source
+        , String target
+        , String[] tables
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergePreview.MERGE_PREVIEW.call(
+            source,
+            target,
+            tables
+        );
+    }
+
+    /**
+     * Get <code>gnomon.merge_preview</code> as a table.
+     */
+    public static MergePreview MERGE_PREVIEW(
+          Field<String> source
+        , Field<String> target
+        , Field<String[]> tables
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergePreview.MERGE_PREVIEW.call(
+            source,
+            target,
+            tables
+        );
+    }
+
+    /**
+     * Resolutions declared for merge conflicts, applied by the next merge of
+     * the same pair.
+     */
+    public final MergeResolution MERGE_RESOLUTION = MergeResolution.MERGE_RESOLUTION;
+
+    /**
+     * Row-level merge rules per table, written by gnomon.set_merge_rule().
+     */
+    public final MergeRule MERGE_RULE = MergeRule.MERGE_RULE;
+
+    /**
+     * Merge strategies declared per table and column ('*': the table's
+     * default), written by gnomon.set_merge_strategy().
+     */
+    public final MergeStrategy MERGE_STRATEGY = MergeStrategy.MERGE_STRATEGY;
+
+    /**
      * Scratch branches whose unlogged rows survived: emptied by a crash, like
      * the rows themselves.
      */
@@ -277,6 +406,13 @@ public class Gnomon extends SchemaImpl {
             Diff.DIFF,
             ErrorCode.ERROR_CODE,
             FeedRead.FEED_READ,
+            Merge.MERGE,
+            MergeConflict.MERGE_CONFLICT,
+            MergeConflicts.MERGE_CONFLICTS,
+            MergePreview.MERGE_PREVIEW,
+            MergeResolution.MERGE_RESOLUTION,
+            MergeRule.MERGE_RULE,
+            MergeStrategy.MERGE_STRATEGY,
             ScratchAlive.SCRATCH_ALIVE,
             Tick.TICK,
             TrackedTable.TRACKED_TABLE

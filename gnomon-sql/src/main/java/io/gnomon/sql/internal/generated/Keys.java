@@ -8,6 +8,11 @@ import io.gnomon.sql.internal.generated.tables.Branch;
 import io.gnomon.sql.internal.generated.tables.Checkpoint;
 import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
+import io.gnomon.sql.internal.generated.tables.Merge;
+import io.gnomon.sql.internal.generated.tables.MergeConflict;
+import io.gnomon.sql.internal.generated.tables.MergeResolution;
+import io.gnomon.sql.internal.generated.tables.MergeRule;
+import io.gnomon.sql.internal.generated.tables.MergeStrategy;
 import io.gnomon.sql.internal.generated.tables.ScratchAlive;
 import io.gnomon.sql.internal.generated.tables.Tick;
 import io.gnomon.sql.internal.generated.tables.TrackedTable;
@@ -15,6 +20,11 @@ import io.gnomon.sql.internal.generated.tables.records.BranchRecord;
 import io.gnomon.sql.internal.generated.tables.records.CheckpointRecord;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.ErrorCodeRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeConflictRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeResolutionRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeRuleRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeStrategyRecord;
 import io.gnomon.sql.internal.generated.tables.records.ScratchAliveRecord;
 import io.gnomon.sql.internal.generated.tables.records.TickRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
@@ -43,6 +53,11 @@ public class Keys {
     public static final UniqueKey<ConsumerRecord> CONSUMER_PKEY = Internal.createUniqueKey(Consumer.CONSUMER, DSL.name("consumer_pkey"), new TableField[] { Consumer.CONSUMER.CONSUMER_NAME }, true);
     public static final UniqueKey<ErrorCodeRecord> ERROR_CODE_NAME_KEY = Internal.createUniqueKey(ErrorCode.ERROR_CODE, DSL.name("error_code_name_key"), new TableField[] { ErrorCode.ERROR_CODE.NAME }, true);
     public static final UniqueKey<ErrorCodeRecord> ERROR_CODE_PKEY = Internal.createUniqueKey(ErrorCode.ERROR_CODE, DSL.name("error_code_pkey"), new TableField[] { ErrorCode.ERROR_CODE.SQLSTATE }, true);
+    public static final UniqueKey<MergeRecord> MERGE_PKEY = Internal.createUniqueKey(Merge.MERGE, DSL.name("merge_pkey"), new TableField[] { Merge.MERGE.MERGE_ID }, true);
+    public static final UniqueKey<MergeConflictRecord> MERGE_CONFLICT_PKEY = Internal.createUniqueKey(MergeConflict.MERGE_CONFLICT, DSL.name("merge_conflict_pkey"), new TableField[] { MergeConflict.MERGE_CONFLICT.MERGE_ID, MergeConflict.MERGE_CONFLICT.TABLE_ID, MergeConflict.MERGE_CONFLICT.KEY, MergeConflict.MERGE_CONFLICT.COLUMN_NAME }, true);
+    public static final UniqueKey<MergeResolutionRecord> MERGE_RESOLUTION_PKEY = Internal.createUniqueKey(MergeResolution.MERGE_RESOLUTION, DSL.name("merge_resolution_pkey"), new TableField[] { MergeResolution.MERGE_RESOLUTION.SOURCE_ID, MergeResolution.MERGE_RESOLUTION.TARGET_ID, MergeResolution.MERGE_RESOLUTION.TABLE_ID, MergeResolution.MERGE_RESOLUTION.KEY, MergeResolution.MERGE_RESOLUTION.COLUMN_NAME }, true);
+    public static final UniqueKey<MergeRuleRecord> MERGE_RULE_PKEY = Internal.createUniqueKey(MergeRule.MERGE_RULE, DSL.name("merge_rule_pkey"), new TableField[] { MergeRule.MERGE_RULE.TABLE_ID }, true);
+    public static final UniqueKey<MergeStrategyRecord> MERGE_STRATEGY_PKEY = Internal.createUniqueKey(MergeStrategy.MERGE_STRATEGY, DSL.name("merge_strategy_pkey"), new TableField[] { MergeStrategy.MERGE_STRATEGY.TABLE_ID, MergeStrategy.MERGE_STRATEGY.COLUMN_NAME }, true);
     public static final UniqueKey<ScratchAliveRecord> SCRATCH_ALIVE_PKEY = Internal.createUniqueKey(ScratchAlive.SCRATCH_ALIVE, DSL.name("scratch_alive_pkey"), new TableField[] { ScratchAlive.SCRATCH_ALIVE.BRANCH_ID }, true);
     public static final UniqueKey<TickRecord> TICK_PKEY = Internal.createUniqueKey(Tick.TICK, DSL.name("tick_pkey"), new TableField[] { Tick.TICK.TICK_ID }, true);
     public static final UniqueKey<TrackedTableRecord> TRACKED_TABLE_BASE_NAME_KEY = Internal.createUniqueKey(TrackedTable.TRACKED_TABLE, DSL.name("tracked_table_base_name_key"), new TableField[] { TrackedTable.TRACKED_TABLE.BASE_NAME }, true);
@@ -56,4 +71,8 @@ public class Keys {
 
     public static final ForeignKey<BranchRecord, BranchRecord> BRANCH__BRANCH_PARENT_ID_FKEY = Internal.createForeignKey(Branch.BRANCH, DSL.name("branch_parent_id_fkey"), new TableField[] { Branch.BRANCH.PARENT_ID }, Keys.BRANCH_PKEY, new TableField[] { Branch.BRANCH.BRANCH_ID }, true);
     public static final ForeignKey<CheckpointRecord, TrackedTableRecord> CHECKPOINT__CHECKPOINT_TABLE_ID_FKEY = Internal.createForeignKey(Checkpoint.CHECKPOINT, DSL.name("checkpoint_table_id_fkey"), new TableField[] { Checkpoint.CHECKPOINT.TABLE_ID }, Keys.TRACKED_TABLE_PKEY, new TableField[] { TrackedTable.TRACKED_TABLE.TABLE_ID }, true);
+    public static final ForeignKey<MergeConflictRecord, MergeRecord> MERGE_CONFLICT__MERGE_CONFLICT_MERGE_ID_FKEY = Internal.createForeignKey(MergeConflict.MERGE_CONFLICT, DSL.name("merge_conflict_merge_id_fkey"), new TableField[] { MergeConflict.MERGE_CONFLICT.MERGE_ID }, Keys.MERGE_PKEY, new TableField[] { Merge.MERGE.MERGE_ID }, true);
+    public static final ForeignKey<MergeResolutionRecord, TrackedTableRecord> MERGE_RESOLUTION__MERGE_RESOLUTION_TABLE_ID_FKEY = Internal.createForeignKey(MergeResolution.MERGE_RESOLUTION, DSL.name("merge_resolution_table_id_fkey"), new TableField[] { MergeResolution.MERGE_RESOLUTION.TABLE_ID }, Keys.TRACKED_TABLE_PKEY, new TableField[] { TrackedTable.TRACKED_TABLE.TABLE_ID }, true);
+    public static final ForeignKey<MergeRuleRecord, TrackedTableRecord> MERGE_RULE__MERGE_RULE_TABLE_ID_FKEY = Internal.createForeignKey(MergeRule.MERGE_RULE, DSL.name("merge_rule_table_id_fkey"), new TableField[] { MergeRule.MERGE_RULE.TABLE_ID }, Keys.TRACKED_TABLE_PKEY, new TableField[] { TrackedTable.TRACKED_TABLE.TABLE_ID }, true);
+    public static final ForeignKey<MergeStrategyRecord, TrackedTableRecord> MERGE_STRATEGY__MERGE_STRATEGY_TABLE_ID_FKEY = Internal.createForeignKey(MergeStrategy.MERGE_STRATEGY, DSL.name("merge_strategy_table_id_fkey"), new TableField[] { MergeStrategy.MERGE_STRATEGY.TABLE_ID }, Keys.TRACKED_TABLE_PKEY, new TableField[] { TrackedTable.TRACKED_TABLE.TABLE_ID }, true);
 }

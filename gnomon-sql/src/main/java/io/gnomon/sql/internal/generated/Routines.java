@@ -7,11 +7,13 @@ package io.gnomon.sql.internal.generated;
 import io.gnomon.sql.internal.generated.routines.BranchCreate;
 import io.gnomon.sql.internal.generated.routines.BranchDrop;
 import io.gnomon.sql.internal.generated.routines.BranchIntact;
+import io.gnomon.sql.internal.generated.routines.BranchLabel;
 import io.gnomon.sql.internal.generated.routines.BranchRename;
 import io.gnomon.sql.internal.generated.routines.BranchSchema;
 import io.gnomon.sql.internal.generated.routines.BranchUse;
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
 import io.gnomon.sql.internal.generated.routines.CheckIntact;
+import io.gnomon.sql.internal.generated.routines.CheckMergeStrategy;
 import io.gnomon.sql.internal.generated.routines.CheckRead;
 import io.gnomon.sql.internal.generated.routines.Checkpoint;
 import io.gnomon.sql.internal.generated.routines.ConsumerLag;
@@ -31,6 +33,9 @@ import io.gnomon.sql.internal.generated.routines.InstallAsOf;
 import io.gnomon.sql.internal.generated.routines.InstallBranchObjects;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
 import io.gnomon.sql.internal.generated.routines.Maintain;
+import io.gnomon.sql.internal.generated.routines.Merge;
+import io.gnomon.sql.internal.generated.routines.MergeApply;
+import io.gnomon.sql.internal.generated.routines.MergeBase;
 import io.gnomon.sql.internal.generated.routines.MergeCounter1;
 import io.gnomon.sql.internal.generated.routines.MergeCounter2;
 import io.gnomon.sql.internal.generated.routines.MergeCounter3;
@@ -46,6 +51,8 @@ import io.gnomon.sql.internal.generated.routines.MergeMax;
 import io.gnomon.sql.internal.generated.routines.MergeMin;
 import io.gnomon.sql.internal.generated.routines.MergeMultiset;
 import io.gnomon.sql.internal.generated.routines.MergeOurs;
+import io.gnomon.sql.internal.generated.routines.MergePrepare;
+import io.gnomon.sql.internal.generated.routines.MergeResolve;
 import io.gnomon.sql.internal.generated.routines.MergeRule;
 import io.gnomon.sql.internal.generated.routines.MergeText;
 import io.gnomon.sql.internal.generated.routines.MergeTextHunks;
@@ -54,6 +61,7 @@ import io.gnomon.sql.internal.generated.routines.MergeTextSide;
 import io.gnomon.sql.internal.generated.routines.MergeTheirs;
 import io.gnomon.sql.internal.generated.routines.MergeUnion;
 import io.gnomon.sql.internal.generated.routines.ObjectName;
+import io.gnomon.sql.internal.generated.routines.OlderSnapshot;
 import io.gnomon.sql.internal.generated.routines.ParentPoint;
 import io.gnomon.sql.internal.generated.routines.ParseCoordinate;
 import io.gnomon.sql.internal.generated.routines.ParsePosition;
@@ -61,6 +69,8 @@ import io.gnomon.sql.internal.generated.routines.PastSnapshot;
 import io.gnomon.sql.internal.generated.routines.Point;
 import io.gnomon.sql.internal.generated.routines.PointTooOld;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
+import io.gnomon.sql.internal.generated.routines.SetMergeRule;
+import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
 import io.gnomon.sql.internal.generated.routines.TableColumns;
 import io.gnomon.sql.internal.generated.routines.Tick;
 import io.gnomon.sql.internal.generated.routines.Track;
@@ -71,12 +81,17 @@ import io.gnomon.sql.internal.generated.tables.BranchDescribe;
 import io.gnomon.sql.internal.generated.tables.Branches;
 import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
+import io.gnomon.sql.internal.generated.tables.MergeConflicts;
+import io.gnomon.sql.internal.generated.tables.MergePreview;
 import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeConflictsRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergePreviewRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
@@ -235,6 +250,44 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.branch_label</code>
+     */
+    public static String branchLabel(
+          Configuration configuration
+        , Integer branchId
+    ) {
+        BranchLabel f = new BranchLabel();
+        f.setBranchId(branchId);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.branch_label</code> as a field.
+     */
+    public static Field<String> branchLabel(
+          Integer branchId
+    ) {
+        BranchLabel f = new BranchLabel();
+        f.setBranchId(branchId);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.branch_label</code> as a field.
+     */
+    public static Field<String> branchLabel(
+          Field<Integer> branchId
+    ) {
+        BranchLabel f = new BranchLabel();
+        f.setBranchId(branchId);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.branch_rename</code>
      */
     public static void branchRename(
@@ -388,6 +441,31 @@ public class Routines {
         f.setB(b);
 
         return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static void checkMergeStrategy(
+          Configuration configuration
+        , String strategy
+        , Long typid
+        , String columnLabel
+        , Object customFunction
+    ) {
+        CheckMergeStrategy p = new CheckMergeStrategy();
+        p.setStrategy(strategy);
+        p.setTypid(typid);
+        p.setColumnLabel(columnLabel);
+        p.setCustomFunction(customFunction);
+
+        p.execute(configuration);
     }
 
     /**
@@ -879,6 +957,119 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.merge</code>
+     */
+    public static MergeRecord merge(
+          Configuration configuration
+        , String source
+        , String target
+        , Boolean dryRun
+        , String[] tables
+    ) {
+        Merge f = new Merge();
+        f.setSource(source);
+        f.setTarget(target);
+        f.setDryRun(dryRun);
+        f.setTables(tables);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.merge</code> as a field.
+     */
+    public static Field<MergeRecord> merge(
+          String source
+        , String target
+        , Boolean dryRun
+        , String[] tables
+    ) {
+        Merge f = new Merge();
+        f.setSource(source);
+        f.setTarget(target);
+        f.setDryRun(dryRun);
+        f.setTables(tables);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.merge</code> as a field.
+     */
+    public static Field<MergeRecord> merge(
+          Field<String> source
+        , Field<String> target
+        , Field<Boolean> dryRun
+        , Field<String[]> tables
+    ) {
+        Merge f = new Merge();
+        f.setSource(source);
+        f.setTarget(target);
+        f.setDryRun(dryRun);
+        f.setTables(tables);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.merge_apply</code>
+     */
+    public static void mergeApply(
+          Configuration configuration
+        , Integer targetId
+    ) {
+        MergeApply p = new MergeApply();
+        p.setTargetId(targetId);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.merge_base</code>
+     */
+    public static PointRecord mergeBase(
+          Configuration configuration
+        , Integer sourceId
+        , Integer targetId
+    ) {
+        MergeBase f = new MergeBase();
+        f.setSourceId(sourceId);
+        f.setTargetId(targetId);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.merge_base</code> as a field.
+     */
+    public static Field<PointRecord> mergeBase(
+          Integer sourceId
+        , Integer targetId
+    ) {
+        MergeBase f = new MergeBase();
+        f.setSourceId(sourceId);
+        f.setTargetId(targetId);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.merge_base</code> as a field.
+     */
+    public static Field<PointRecord> mergeBase(
+          Field<Integer> sourceId
+        , Field<Integer> targetId
+    ) {
+        MergeBase f = new MergeBase();
+        f.setSourceId(sourceId);
+        f.setTargetId(targetId);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.merge_counter</code>
      */
     public static MergeCounter1 mergeCounter1(
@@ -1309,6 +1500,47 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.merge_prepare</code>
+     */
+    public static MergePrepare mergePrepare(
+          Configuration configuration
+        , String source
+        , String target
+        , String[] tables
+    ) {
+        MergePrepare p = new MergePrepare();
+        p.setSource(source);
+        p.setTarget(target);
+        p.setTables(tables);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_resolve</code>
+     */
+    public static void mergeResolve(
+          Configuration configuration
+        , Long mergeId
+        , String tableName
+        , JSONB key
+        , String columnName
+        , String choice
+        , JSONB value
+    ) {
+        MergeResolve p = new MergeResolve();
+        p.setMergeId(mergeId);
+        p.setTableName(tableName);
+        p.setKey(key);
+        p.setColumnName(columnName);
+        p.setChoice(choice);
+        p.setValue(value);
+
+        p.execute(configuration);
+    }
+
+    /**
      * @deprecated Unknown data type. Parameter type or return type is unknown.
      * If this is a qualified, user-defined type, it may have been excluded from
      * code generation. If this is a built-in type, you can define an explicit
@@ -1599,6 +1831,50 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.older_snapshot</code>
+     */
+    public static String olderSnapshot(
+          Configuration configuration
+        , String a
+        , String b
+    ) {
+        OlderSnapshot f = new OlderSnapshot();
+        f.setA(a);
+        f.setB(b);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.older_snapshot</code> as a field.
+     */
+    public static Field<String> olderSnapshot(
+          String a
+        , String b
+    ) {
+        OlderSnapshot f = new OlderSnapshot();
+        f.setA(a);
+        f.setB(b);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.older_snapshot</code> as a field.
+     */
+    public static Field<String> olderSnapshot(
+          Field<String> a
+        , Field<String> b
+    ) {
+        OlderSnapshot f = new OlderSnapshot();
+        f.setA(a);
+        f.setB(b);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.parent_point</code>
      */
     public static PointRecord parentPoint(
@@ -1856,6 +2132,48 @@ public class Routines {
         f.setMargin(margin);
 
         return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.set_merge_rule</code>
+     */
+    public static void setMergeRule(
+          Configuration configuration
+        , String tableName
+        , String deleteVsUpdate
+    ) {
+        SetMergeRule p = new SetMergeRule();
+        p.setTableName(tableName);
+        p.setDeleteVsUpdate(deleteVsUpdate);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static void setMergeStrategy(
+          Configuration configuration
+        , String tableName
+        , String columnName
+        , String strategy
+        , JSONB options
+        , Object customFunction
+    ) {
+        SetMergeStrategy p = new SetMergeStrategy();
+        p.setTableName(tableName);
+        p.setColumnName(columnName);
+        p.setStrategy(strategy);
+        p.setOptions(options);
+        p.setCustomFunction(customFunction);
+
+        p.execute(configuration);
     }
 
     /**
@@ -2181,6 +2499,86 @@ public class Routines {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
             maxEvents
+        );
+    }
+
+    /**
+     * Call <code>gnomon.merge_conflicts</code>.
+     */
+    public static Result<MergeConflictsRecord> mergeConflicts(
+          Configuration configuration
+        , Long mergeId
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeConflicts.MERGE_CONFLICTS.call(
+              mergeId
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.merge_conflicts</code> as a table.
+     */
+    public static MergeConflicts mergeConflicts(
+          Long mergeId
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeConflicts.MERGE_CONFLICTS.call(
+            mergeId
+        );
+    }
+
+    /**
+     * Get <code>gnomon.merge_conflicts</code> as a table.
+     */
+    public static MergeConflicts mergeConflicts(
+          Field<Long> mergeId
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeConflicts.MERGE_CONFLICTS.call(
+            mergeId
+        );
+    }
+
+    /**
+     * Call <code>gnomon.merge_preview</code>.
+     */
+    public static Result<MergePreviewRecord> mergePreview(
+          Configuration configuration
+        , String source
+        , String target
+        , String[] tables
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergePreview.MERGE_PREVIEW.call(
+              source
+            , target
+            , tables
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.merge_preview</code> as a table.
+     */
+    public static MergePreview mergePreview(
+          String source
+        , String target
+        , String[] tables
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergePreview.MERGE_PREVIEW.call(
+            source,
+            target,
+            tables
+        );
+    }
+
+    /**
+     * Get <code>gnomon.merge_preview</code> as a table.
+     */
+    public static MergePreview mergePreview(
+          Field<String> source
+        , Field<String> target
+        , Field<String[]> tables
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergePreview.MERGE_PREVIEW.call(
+            source,
+            target,
+            tables
         );
     }
 }

@@ -9,6 +9,9 @@ import io.gnomon.sql.internal.Xid8Binding;
 import io.gnomon.sql.internal.generated.Gnomon;
 import io.gnomon.sql.internal.generated.Keys;
 import io.gnomon.sql.internal.generated.tables.Checkpoint.CheckpointPath;
+import io.gnomon.sql.internal.generated.tables.MergeResolution.MergeResolutionPath;
+import io.gnomon.sql.internal.generated.tables.MergeRule.MergeRulePath;
+import io.gnomon.sql.internal.generated.tables.MergeStrategy.MergeStrategyPath;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 
 import java.time.OffsetDateTime;
@@ -231,6 +234,45 @@ public class TrackedTable extends TableImpl<TrackedTableRecord> {
             _checkpoint = new CheckpointPath(this, null, Keys.CHECKPOINT__CHECKPOINT_TABLE_ID_FKEY.getInverseKey());
 
         return _checkpoint;
+    }
+
+    private transient MergeResolutionPath _mergeResolution;
+
+    /**
+     * Get the implicit to-many join path to the
+     * <code>gnomon.merge_resolution</code> table
+     */
+    public MergeResolutionPath mergeResolution() {
+        if (_mergeResolution == null)
+            _mergeResolution = new MergeResolutionPath(this, null, Keys.MERGE_RESOLUTION__MERGE_RESOLUTION_TABLE_ID_FKEY.getInverseKey());
+
+        return _mergeResolution;
+    }
+
+    private transient MergeRulePath _mergeRule;
+
+    /**
+     * Get the implicit to-many join path to the <code>gnomon.merge_rule</code>
+     * table
+     */
+    public MergeRulePath mergeRule() {
+        if (_mergeRule == null)
+            _mergeRule = new MergeRulePath(this, null, Keys.MERGE_RULE__MERGE_RULE_TABLE_ID_FKEY.getInverseKey());
+
+        return _mergeRule;
+    }
+
+    private transient MergeStrategyPath _mergeStrategy;
+
+    /**
+     * Get the implicit to-many join path to the
+     * <code>gnomon.merge_strategy</code> table
+     */
+    public MergeStrategyPath mergeStrategy() {
+        if (_mergeStrategy == null)
+            _mergeStrategy = new MergeStrategyPath(this, null, Keys.MERGE_STRATEGY__MERGE_STRATEGY_TABLE_ID_FKEY.getInverseKey());
+
+        return _mergeStrategy;
     }
 
     @Override

@@ -1,0 +1,212 @@
+package io.gnomon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnomon.merge.DeleteRule;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Merges in the database: strategies, conflicts as results, resolutions, dry runs, every direction, concurrency. */
+class MergeIT extends GnomonIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private void items() throws SQLException {
+    sql("create table item (id int primary key, name text, qty bigint not null default 0, price numeric(8,2),"
+            + " tags text[] default '{}', doc jsonb default '{}', body text)",
+        "insert into item select g, 'item' || g, 10, 1.50, '{a}', '{\"x\": 1}', e'l1\\nl2\\nl3\\n' from generate_series(1, 8) g");
+    gnomon().track("public.item");
+  }
+
+  private void onBranch(String branch, String... statements) throws SQLException {
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("select gnomon.branch_use('" + branch + "')");
+      for (String s : statements) {
+        st.execute(s);
+      }
+    }
+  }
+
+  /** id -> the row as text, at a point. */
+  private TreeMap<Integer, String> state(String point) throws SQLException {
+    TreeMap<Integer, String> out = new TreeMap<>();
+    try (Connection c = connect();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("select id, to_jsonb(x) - 'id' from gnomon_t.item_at(" + point + ") x")) {
+      while (rs.next()) {
+        out.put(rs.getInt(1), rs.getString(2));
+      }
+    }
+    return out;
+  }
+
+  private String cell(int id, String column) throws SQLException {
+    return one("select " + column + "::text from item where id = " + id);
+  }
+
+  @Test
+  void everyStrategyMergesBothSidesChanges() throws Exception {
+    items();
+    Merges merges = gnomon().merges();
+    merges.setStrategy("public.item", "qty", "counter");
+    merges.setStrategy("public.item", "price", "max");
+    merges.setStrategy("public.item", "tags", "union");
+    merges.setStrategy("public.item", "doc", "json");
+    merges.setStrategy("public.item", "body", "text");
+    merges.setStrategy("public.item", "name", "theirs");
+    gnomon().branches().create("f");
+    onBranch("f", "update item set qty = qty + 5, price = 2.00, tags = tags || '{b}', doc = doc || '{\"y\": 2}',"
+        + " body = e'l1 (f)\\nl2\\nl3\\n', name = 'branch' where id = 1");
+    sql("update item set qty = qty - 3, price = 1.75, tags = tags || '{c}', doc = doc || '{\"z\": 3}',"
+        + " body = e'l1\\nl2\\nl3 (main)\\n', name = 'main' where id = 1");
+    MergeResult r = merges.merge("f", "main");
+    assertEquals("applied", r.status(), r.toString());
+    assertEquals(1, r.modifications());
+    assertEquals("12", cell(1, "qty"), "counter: 10 + 5 - 3");
+    assertEquals("2.00", cell(1, "price"));
+    assertEquals("{a,c,b}", cell(1, "tags"));
+    assertEquals("{\"x\": 1, \"y\": 2, \"z\": 3}", cell(1, "doc"));
+    assertEquals("l1 (f)\nl2\nl3 (main)\n", cell(1, "body"));
+    assertEquals("branch", cell(1, "name"));
+    // the merge is history: main's versions of the merge's transaction
+    assertEquals("1", one("select count(*) from gnomon_t.item_h h join gnomon.merge m on m.merge_xid = h.g_xid where m.merge_id = " + r.mergeId()));
+  }
+
+  @Test
+  void conflictsChangeNothingUntilResolved() throws Exception {
+    items();
+    gnomon().branches().create("f");
+    onBranch("f", "update item set name = 'b2' where id = 2", "update item set name = 'b3', qty = 1 where id = 3",
+        "delete from item where id = 4", "insert into item (id, name) values (9, 'new')");
+    sql("update item set name = 'm2' where id = 2", "update item set qty = 2 where id = 3", "update item set name = 'm4' where id = 4");
+    TreeMap<Integer, String> mainBefore = state("gnomon.point()");
+    long historyBefore = Long.parseLong(one("select count(*) from gnomon_t.item_h"));
+
+    Merges merges = gnomon().merges();
+    MergeResult dry = merges.dryRun("f", "main");
+    assertEquals("dry_run", dry.status());
+    List<MergeStep> preview = merges.preview("f", "main");
+    assertEquals(List.of("conflict", "conflict", "conflict", "insert"), preview.stream().map(MergeStep::action).toList());
+
+    MergeResult r = merges.merge("f", "main");
+    assertEquals("conflicts", r.status());
+    assertEquals(3, r.conflicts(), "name of 2, qty of 3, and 4 deleted there but updated here");
+    assertEquals(mainBefore, state("gnomon.point()"), "a merge with conflicts changes nothing");
+    assertEquals(historyBefore, Long.parseLong(one("select count(*) from gnomon_t.item_h")));
+    List<MergeConflict> conflicts = merges.conflicts(r.mergeId());
+    assertEquals(List.of("name", "qty", ""), conflicts.stream().map(MergeConflict::column).toList());
+    MergeConflict row = conflicts.get(2);
+    assertEquals("delete_vs_update", row.kind());
+
+    merges.resolve(r.mergeId(), "public.item", conflicts.get(0).key(), "name", "value", JSON.readTree("\"both\""));
+    merges.resolve(r.mergeId(), "public.item", conflicts.get(1).key(), "qty", "ours", null);
+    merges.resolve(r.mergeId(), "public.item", row.key(), "", "theirs", null);
+    MergeResult again = merges.merge("f", "main");
+    assertEquals("applied", again.status(), again.toString());
+    assertEquals("both", cell(2, "name"));
+    assertEquals("2", cell(3, "qty"));
+    assertEquals("b3", cell(3, "name"), "the non-conflicting column of the same row merged");
+    assertEquals("0", one("select count(*) from item where id = 4"), "the delete won, as resolved");
+    assertEquals("new", cell(9, "name"));
+    // nothing new: nothing written
+    assertEquals("nothing", merges.merge("f", "main").status());
+  }
+
+  @Test
+  void mergesRunInEveryDirectionWithoutSpuriousConflicts() throws Exception {
+    items();
+    gnomon().branches().create("a");
+    gnomon().branches().create("b", "a", Optional.empty(), false);
+    onBranch("a", "update item set name = 'a1' where id = 1");
+    onBranch("b", "update item set name = 'b2' where id = 2");
+    sql("update item set name = 'm3' where id = 3");
+    Merges merges = gnomon().merges();
+    // branch into branch (child into parent), then parent into child, then into main, then main into the branches
+    assertEquals("applied", merges.merge("b", "a").status());
+    assertEquals("applied", merges.merge("a", "b").status());
+    assertEquals("nothing", merges.merge("b", "a").status(), "merging back and forth raises nothing new");
+    assertEquals("applied", merges.merge("a", "main").status());
+    MergeResult refresh = merges.merge("main", "b");
+    assertEquals("applied", refresh.status(), refresh.toString());
+    assertEquals(0, refresh.conflicts());
+    assertEquals(state("gnomon.point()"), state("gnomon.point('b')"), "b refreshed from main equals main");
+    assertEquals(List.of(), gnomon().diff("public.item", Point.main(), Point.branch("b")));
+    // siblings: a new branch of main and b merge through their common ancestor
+    gnomon().branches().create("c");
+    onBranch("c", "update item set qty = 99 where id = 5");
+    onBranch("b", "update item set qty = 77 where id = 6");
+    assertEquals("applied", merges.merge("c", "b").status());
+    assertEquals("99", one("select qty::text from gnomon_t.item_at(gnomon.point('b')) where id = 5"));
+    assertEquals("77", one("select qty::text from gnomon_t.item_at(gnomon.point('b')) where id = 6"));
+  }
+
+  @Test
+  void deleteRulesAreConfigurable() throws Exception {
+    items();
+    gnomon().branches().create("d");
+    onBranch("d", "delete from item where id = 1", "update item set name = 'upd' where id = 2");
+    sql("update item set name = 'main' where id = 1", "delete from item where id = 2");
+    Merges merges = gnomon().merges();
+    assertEquals(2, merges.merge("d", "main").conflicts());
+    merges.setDeleteRule("public.item", DeleteRule.UPDATE_WINS);
+    MergeResult r = merges.merge("d", "main");
+    assertEquals("applied", r.status());
+    assertEquals("main", cell(1, "name"), "the target's update won over the source's delete");
+    assertEquals("upd", cell(2, "name"), "the source's update won over the target's delete");
+  }
+
+  @Test
+  void aConcurrentWriterIsNeverOverwrittenBlindly() throws Exception {
+    items();
+    gnomon().branches().create("w");
+    onBranch("w", "update item set name = 'branch' where id = 1");
+    try (Connection writer = connect()) {
+      writer.setAutoCommit(false);
+      try (Statement st = writer.createStatement()) {
+        st.execute("update item set qty = 42 where id = 1");
+      }
+      // the merge waits for the writer's row lock (no table lock: other rows stay writable meanwhile)
+      CompletableFuture<MergeResult> merge = CompletableFuture.supplyAsync(() -> gnomon().merges().merge("w", "main"));
+      Thread.sleep(300);
+      assertTrue(!merge.isDone(), "the merge waits for the row it must merge");
+      sql("update item set qty = 7 where id = 2");
+      writer.commit();
+      MergeResult r = merge.get(30, TimeUnit.SECONDS);
+      assertEquals("applied", r.status());
+    }
+    assertEquals("42", cell(1, "qty"), "the concurrent write survived");
+    assertEquals("branch", cell(1, "name"), "and the branch's change merged next to it");
+  }
+
+  @Test
+  void badInputIsRefusedAndChangesNothing() throws Exception {
+    items();
+    gnomon().branches().create("x");
+    Merges merges = gnomon().merges();
+    MergeException self = assertThrows(MergeException.class, () -> merges.merge("x", "x"));
+    assertEquals("GN060", self.sqlState());
+    assertThrows(BranchNotFoundException.class, () -> merges.merge("nope", "main"));
+    MergeException unknown = assertThrows(MergeException.class, () -> merges.setStrategy("public.item", "qty", "average"));
+    assertEquals("GN061", unknown.sqlState());
+    MergeException mismatch = assertThrows(MergeException.class, () -> merges.setStrategy("public.item", "name", "counter"));
+    assertEquals("GN062", mismatch.sqlState());
+    assertThrows(MergeException.class, () -> merges.setStrategy("public.item", "qty", "json"));
+    assertThrows(InvalidArgumentException.class, () -> merges.setStrategy("public.item", "id", "max"));
+    assertThrows(InvalidArgumentException.class, () -> merges.setStrategy("public.item", "nope", "max"));
+    MergeException noMerge = assertThrows(MergeException.class, () -> merges.conflicts(12345));
+    assertEquals("GN063", noMerge.sqlState());
+    assertEquals("0", one("select count(*) from gnomon.merge_strategy"));
+    assertEquals("0", one("select count(*) from gnomon.merge"));
+  }
+}
