@@ -8,11 +8,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnomon.merge.ColumnType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.function.Supplier;
 
@@ -127,11 +129,11 @@ final class EdgeCases {
       case 1 -> max.negate();
       case 2 -> BigDecimal.ONE.movePointLeft(s);
       case 3 -> BigDecimal.valueOf(r.nextInt(-3, 4));
-      default -> new BigDecimal(new BigInteger(Math.max(1, p * 3), new java.util.Random(r.nextLong())), s)
+      default -> new BigDecimal(new BigInteger(Math.max(1, p * 3), new Random(r.nextLong())), s)
           .remainder(max.add(BigDecimal.ONE.movePointLeft(s)));
     };
     int scale = Math.max(0, s + r.nextInt(-1, 2));
-    return v.setScale(scale, java.math.RoundingMode.DOWN);
+    return v.setScale(scale, RoundingMode.DOWN);
   }
 
   private String word() {

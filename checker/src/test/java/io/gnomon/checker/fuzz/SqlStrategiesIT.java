@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gnomon.internal.Errors;
 import io.gnomon.merge.Column;
 import io.gnomon.merge.ColumnType;
 import io.gnomon.merge.JsonOptions;
@@ -80,9 +81,10 @@ class SqlStrategiesIT {
   /** Merges the cases on both sides and fails with the first differences, each with its seed and case. */
   private static void agree(List<FuzzCase> cases, String kind) throws SQLException {
     SqlStrategies.Answer[] answers;
+    Map<String, Long> nanosBy = new TreeMap<>();
     long start = System.nanoTime();
     try (Connection c = db.connect()) {
-      answers = SqlStrategies.merge(c, cases);
+      answers = SqlStrategies.merge(c, cases, nanosBy);
     }
     long nanos = System.nanoTime() - start;
     Map<String, int[]> byStrategy = new TreeMap<>();
@@ -103,8 +105,8 @@ class SqlStrategiesIT {
       }
     }
     System.out.printf(Locale.ROOT, "SqlStrategiesIT: %,d %s cases (%,d conflicts) through PostgreSQL in %.2f s:"
-        + " %,.0f cases/s; by strategy (cases, differences): %s%n", cases.size(), kind, conflicts, nanos / 1e9,
-        cases.size() * 1e9 / nanos, describe(byStrategy));
+        + " %,.0f cases/s; by strategy (cases, differences, cases/s): %s%n", cases.size(), kind, conflicts,
+        nanos / 1e9, cases.size() * 1e9 / nanos, describe(byStrategy, nanosBy));
     assertTrue(differences.isEmpty(), "Java and SQL disagree (seed " + SEED + ", -Dgnomon.merge.seed=" + SEED + "):\n  "
         + String.join("\n  ", differences));
     for (String s : SqlStrategies.REFERENCE.keySet()) {
@@ -113,10 +115,10 @@ class SqlStrategiesIT {
     assertTrue(conflicts > cases.size() / 50, "too few conflicts to prove anything: " + conflicts);
   }
 
-  private static String describe(Map<String, int[]> byStrategy) {
+  private static String describe(Map<String, int[]> byStrategy, Map<String, Long> nanos) {
     StringBuilder b = new StringBuilder();
     byStrategy.forEach((k, v) -> b.append(b.length() == 0 ? "" : ", ").append(k).append(' ').append(v[0])
-        .append('/').append(v[1]));
+        .append('/').append(v[1]).append(String.format(Locale.ROOT, "/%,.0f", v[0] * 1e9 / nanos.get(k))));
     return b.toString();
   }
 
@@ -181,6 +183,7 @@ class SqlStrategiesIT {
             () -> Merge.column(column, Strategies.json(options), v[0], v[1], v[2]));
         SQLException e = assertThrows(SQLException.class, st::executeQuery);
         assertEquals("GN040", e.getSQLState(), e.getMessage());
+        assertInstanceOf(MergeLimitExceededException.class, Errors.translate("merging", e)); // one exception, both
       } else {
         Resolution java = Merge.column(column, Strategies.json(options), v[0], v[1], v[2]);
         try (ResultSet rs = st.executeQuery()) {
@@ -190,6 +193,26 @@ class SqlStrategiesIT {
               o + " / " + t);
         }
       }
+    }
+  }
+
+  @Test
+  void sqlOnlyInputs() throws SQLException {
+    // what the Java reference cannot hold: NaN and infinities in a counter, ordered types beyond numbers and text,
+    // varchar; and three untyped literals, which resolve to text
+    try (Connection c = db.connect(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("select a.conflict, b.conflict, m.value::text, v.value, u.value::text"
+            + " from gnomon.merge_counter(1::numeric, 'NaN', 2) a,"
+            + " gnomon.merge_counter(0::numeric, 'Infinity', '-Infinity', 10, 2) b,"
+            + " gnomon.merge_max(date '2026-01-01', date '2026-03-01', date '2026-02-01') m,"
+            + " gnomon.merge_min('b'::varchar, '\u00e9'::varchar, 'z'::varchar) v,"
+            + " gnomon.merge_fail('a', 'b', 'b') u")) {
+      assertTrue(rs.next());
+      assertEquals("counter: the result NaN is not a finite number", rs.getString(1));
+      assertEquals("counter: the result NaN is not a finite number", rs.getString(2));
+      assertEquals("2026-03-01", rs.getString(3));
+      assertEquals("z", rs.getString(4)); // code point order: z (U+007A) before é (U+00E9)
+      assertEquals("b", rs.getString(5));
     }
   }
 

@@ -7,12 +7,7 @@
 -- the merged value (which may itself be NULL); otherwise conflict says why, in one sentence, and value is ours, the
 -- target's value unchanged, so a statement that writes value changes nothing where it conflicts.
 
--- This file's own SQLSTATEs (GN040-GN049), registered like R__01_errors.sql registers the others.
-insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
-  ('GN040', 'MERGE_LIMIT_EXCEEDED', false,
-   'A merge input exceeds a configured limit (json: nesting depth or number of nodes); nothing was merged.')
-on conflict (sqlstate) do update
-  set name = excluded.name, retryable = excluded.retryable, meaning = excluded.meaning;
+-- Their SQLSTATE GN040 (MERGE_LIMIT_EXCEEDED) is registered in R__01_errors.sql with the others.
 
 -- The per-column rule: equal sides converge, a one-sided change wins. both_changed says that both sides changed the
 -- value differently, and then value is NULL and the column's strategy decides. "The same" is IS NOT DISTINCT FROM:
@@ -60,7 +55,8 @@ comment on function gnomon.merge_theirs(anycompatible, anycompatible, anycompati
 -- counter: base + (ours - base) + (theirs - base), exact (in numeric, so no intermediate step overflows). A NULL base
 -- counts as 0; NULL on a side is a conflict. For integers the result must lie in [lo, hi]; for numeric(precision,
 -- scale) it must have at most scale decimal places (more would be rounded) and at most precision - scale digits
--- before the point. precision NULL: unconstrained numeric.
+-- before the point. precision NULL: unconstrained numeric. NaN or an infinity (which the Java reference cannot hold)
+-- makes the result NaN or infinite, which is a conflict too.
 create or replace function gnomon.merge_counter_exact(base numeric, ours numeric, theirs numeric, type_name text,
                                                       lo numeric, hi numeric, numeric_precision integer,
                                                       numeric_scale integer,
@@ -89,6 +85,8 @@ begin
       conflict := format('counter: %s + (%s − %s) + (%s − %s) = %s is outside the range of %s [%s, %s]',
                          b, ours, b, theirs, b, r, type_name, lo, hi);
     end if;
+  elsif r in ('NaN', 'Infinity', '-Infinity') then
+    conflict := format('counter: the result %s is not a finite number', r);
   elsif numeric_precision is null then
     value := r;
   elsif scale(trim_scale(r)) > numeric_scale then
@@ -248,36 +246,25 @@ end $$;
 comment on function gnomon.merge_union(anycompatiblearray, anycompatiblearray, anycompatiblearray) is
   'Merge strategy union for arrays: additions of both sides kept, removals of either side applied, stable order.';
 
--- json: the limits first. Walks one value breadth-first and stops as soon as it finds a node deeper than max_depth or
--- more nodes than budget; returns the nodes it counted. A scalar has depth 0, {"a":1} depth 1.
+-- json: the limits first. A value deeper than max_depth (a scalar has depth 0, {"a":1} depth 1) has a node at level
+-- max_depth + 1, which jsonpath's recursive accessor finds without descending further; then its nodes are counted
+-- (as their type names, so no subtree is copied). Returns the value's number of nodes.
 create or replace function gnomon.merge_json_check(doc jsonb, side text, max_depth integer, budget integer,
                                                    max_nodes integer)
 returns integer
 language plpgsql immutable parallel safe as $$
 declare
   nodes integer;
-  deepest integer;
 begin
   if doc is null then
     return 0;
   end if;
-  with recursive n(v, d) as (
-    select doc, 0
-    union all
-    select c.v, n.d + 1
-    from n cross join lateral (
-      select e.v from jsonb_each(case when jsonb_typeof(n.v) = 'object' then n.v else '{}' end) e(k, v)
-      union all
-      select a.v from jsonb_array_elements(case when jsonb_typeof(n.v) = 'array' then n.v else '[]' end) a(v)
-    ) c
-    where n.d <= max_depth
-  )
-  select count(*), max(l.d) into nodes, deepest from (select n.d from n limit budget::bigint + 1) l;
-  if deepest > max_depth then
+  if jsonb_path_exists(doc, format('strict $.**{%s}', max_depth::bigint + 1)::jsonpath) then
     raise exception using errcode = 'GN040',
       message = format('json merge: %s is nested deeper than %s levels (max_depth)', side, max_depth),
       hint = 'Raise the limit with the max_depth argument of gnomon.merge_json if such documents are expected.';
   end if;
+  select count(*) into nodes from jsonb_path_query(doc, 'strict $.**.type()');
   if nodes > budget then
     raise exception using errcode = 'GN040',
       message = format('json merge: base, ours and theirs together have more than %s JSON nodes (max_nodes, reached in %s)',
@@ -294,10 +281,13 @@ create or replace function gnomon.merge_json_at(b jsonb, o jsonb, t jsonb, path 
                                                 inout paths text[], out merged jsonb)
 language plpgsql immutable parallel safe as $$
 declare
+  i integer;
   k text;
-  kb jsonb; ko jsonb; kt jsonb;
   sub jsonb;
-  ks text[] := '{}';
+  ks text[];
+  bs jsonb[];
+  os jsonb[];
+  ts jsonb[];
   vs jsonb[] := '{}';
   rest jsonb;
 begin
@@ -308,26 +298,30 @@ begin
   end if;
   if jsonb_typeof(o) = 'object' and jsonb_typeof(t) = 'object' and (b is null or jsonb_typeof(b) = 'object') then
     b := coalesce(b, '{}');
-    -- keys changed on at most one side, at once; the others one by one, recursively
-    select coalesce(jsonb_object_agg(x.k, case when x.ov is not distinct from x.bv then x.tv else x.ov end)
-                    filter (where case when x.ov is not distinct from x.bv then x.tv else x.ov end is not null), '{}')
-      into rest
-    from (select y.k, b -> y.k as bv, o -> y.k as ov, t -> y.k as tv
-          from (select jsonb_object_keys(b) union select jsonb_object_keys(o) union select jsonb_object_keys(t)) y(k)) x
-    where not (x.ov is distinct from x.tv and x.ov is distinct from x.bv and x.tv is distinct from x.bv);
-    for k, kb, ko, kt in
-      select x.k, x.bv, x.ov, x.tv
-      from (select y.k, b -> y.k as bv, o -> y.k as ov, t -> y.k as tv
-            from (select jsonb_object_keys(b) union select jsonb_object_keys(o) union select jsonb_object_keys(t)) y(k)) x
-      where x.ov is distinct from x.tv and x.ov is distinct from x.bv and x.tv is distinct from x.bv
-      order by x.k collate "C"
-    loop
+    -- one pass over the keys: those changed on at most one side merge at once, the others one by one, recursively
+    select coalesce(jsonb_object_agg(x.k, x.one) filter (where not x.twice and x.one is not null), '{}'),
+           coalesce(array_agg(x.k order by x.k collate "C") filter (where x.twice), '{}'),
+           coalesce(array_agg(x.bv order by x.k collate "C") filter (where x.twice), '{}'),
+           coalesce(array_agg(x.ov order by x.k collate "C") filter (where x.twice), '{}'),
+           coalesce(array_agg(x.tv order by x.k collate "C") filter (where x.twice), '{}')
+      into rest, ks, bs, os, ts
+    from (select y.k, y.bv, y.ov, y.tv,
+                 y.ov is distinct from y.tv and y.ov is distinct from y.bv and y.tv is distinct from y.bv as twice,
+                 case when y.ov is not distinct from y.bv then y.tv else y.ov end as one
+          from (select z.k, b -> z.k as bv, o -> z.k as ov, t -> z.k as tv
+                from (select jsonb_object_keys(b) union select jsonb_object_keys(o)
+                      union select jsonb_object_keys(t)) z(k)) y) x;
+    if cardinality(ks) = 0 then
+      merged := rest;
+      return;
+    end if;
+    for i in 1 .. cardinality(ks) loop
+      k := ks[i];
       select m.merged, m.paths into sub, paths
-      from gnomon.merge_json_at(kb, ko, kt,
+      from gnomon.merge_json_at(bs[i], os[i], ts[i],
                                 path || case when k ~ '^[A-Za-z_][A-Za-z0-9_]*$' then '.' || k
                                              else '[' || to_jsonb(k)::text || ']' end,
                                 arrays_as_sets, paths) m;
-      ks := ks || k;
       vs := vs || sub;
     end loop;
     select rest || coalesce(jsonb_object_agg(u.k, u.v) filter (where u.v is not null), '{}')
@@ -595,7 +589,7 @@ comment on function gnomon.merge_text(text, text, text) is
 -- then ignored: the result is ours). It must be deterministic.
 create or replace function gnomon.merge_custom(base anycompatible, ours anycompatible, theirs anycompatible,
                                                fn regprocedure, out value anycompatible, out conflict text)
-language plpgsql stable parallel safe as $$
+language plpgsql stable as $$
 declare
   call text;
 begin
