@@ -49,10 +49,11 @@ public final class Mutants {
         }
         case BRANCH_IGNORES_CUTOFF -> {
           String def = definition(c, atPoint + "(gnomon.point)");
-          String live = "((select r.msnap from r) is null";
-          String history2 = "where (select r.msnap from r) is not null and x.g_xid";
+          // main is read live for every key (as if the point's main snapshot were now), never rolled back
+          String live = "where (select r.msnap from r) is null";
+          String history2 = "where (select r.msnap from r) is not null and h.g_xid";
           require(def.contains(live) && def.contains(history2), mutant, atPoint, live + " ... " + history2);
-          execute(c, def.replace(live, "(true").replace(history2, "where false and x.g_xid"));
+          execute(c, def.replace(live, "where true").replace(history2, "where false and h.g_xid"));
         }
         case MERGE_DROPS_SIDE -> {
           if (t == 1) { // a catalog function, not a per-table one: once

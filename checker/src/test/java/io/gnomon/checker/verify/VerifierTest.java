@@ -302,6 +302,37 @@ class VerifierTest {
   }
 
   @Test
+  void aMergeThatDropsOneSidesChangeLosesIt() {
+    World w = new World();
+    w.begin(7, null);
+    w.op(7, Op.of("merge_base").table(1).rows(List.of(new long[] {0, -1}, new long[] {1, -2})).outcome("ok"));
+    w.op(7, Op.of("merge_ours").table(1).rows(List.of(new long[] {0, 10}, new long[] {1, -2})).outcome("ok"));
+    w.op(7, Op.of("merge_theirs").table(1).rows(List.of(new long[] {0, 20}, new long[] {1, 30})).outcome("ok"));
+    w.op(7, Op.of("merge").fault("b1", null, "applied").outcome("ok"));
+    Op result = w.op(7, Op.of("merge_result").table(1).rows(List.of(new long[] {0, 20}, new long[] {1, 30}))
+        .outcome("ok"));
+    w.op(7, Op.of("rollback").outcome("ok"));
+    assertTrue(w.verify().valid(), w.verify().witnesses().toString());
+    // both sides changed key 0: strategy theirs takes 20; a result of 10 drops the branch's change
+    w.ops.set(w.ops.indexOf(result), Op.of("merge_result").table(1).rows(List.of(new long[] {0, 10},
+        new long[] {1, 30})).outcome("ok").session(7, 7, "rr").build(result.id(), result.t()));
+    Verification v = w.verify();
+    assertEquals(Map.of("merge-lost-change", 1L), v.violations());
+    assertTrue(v.first("merge-lost-change").witness().contains("theirs' (the branch's) change was lost"));
+  }
+
+  @Test
+  void theThreeWayRuleOfTheCheckersMerges() {
+    assertEquals(5L, MergeCheck.expected(1L, 5L, 1L)); // ours changed
+    assertEquals(7L, MergeCheck.expected(1L, 1L, 7L)); // theirs changed
+    assertEquals(7L, MergeCheck.expected(1L, 5L, 7L)); // both: theirs
+    assertEquals(5L, MergeCheck.expected(1L, 5L, null)); // theirs deleted, ours updated: the update
+    assertEquals(7L, MergeCheck.expected(1L, null, 7L)); // ours deleted, theirs updated: the update
+    assertEquals(null, MergeCheck.expected(1L, null, null)); // both deleted
+    assertEquals(7L, MergeCheck.expected(null, 5L, 7L)); // both inserted: theirs
+  }
+
+  @Test
   void pgAmcheckFindingsAreViolations() {
     World w = new World().t1Updates();
     Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
