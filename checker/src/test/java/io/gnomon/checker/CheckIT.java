@@ -74,8 +74,9 @@ class CheckIT {
     long seed = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
     Path dir = Path.of("target", "check-it", mutant + "-" + seed); // kept, to look into a failure
     System.out.println("CheckIT mutant " + mutant + ": seed " + seed);
-    CheckConfig config = CheckConfig.builder().duration(Duration.ofSeconds(7)).sessions(6).tables(2).faults(List.of())
-        .seed(seed).mutant(mutant).reportDir(dir).build();
+    boolean branches = mutant.startsWith("branch") || mutant.startsWith("merge");
+    CheckConfig config = CheckConfig.builder().duration(Duration.ofSeconds(6)).sessions(6).tables(2)
+        .branches(branches ? 3 : 0).faults(List.of()).seed(seed).mutant(mutant).reportDir(dir).build();
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     CheckResult r = Checker.run(config, new PrintStream(console, true, StandardCharsets.UTF_8));
     assertEquals(CheckResult.VIOLATION, r.status(), r.verdict() + " (seed " + seed + ")\n" + console);
