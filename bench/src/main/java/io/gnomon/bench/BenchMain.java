@@ -69,9 +69,9 @@ public final class BenchMain {
     return List.of(
         Metric.single("checked_ops_per_s", f.checkedOpsPerSecond(), "ops/s", null, null,
             "history ops verified per second (reads replayed as of their coordinates, history, feed, shadow), "
-                + f.opsVerified() + " ops, no faults; " + f.verdict()),
+                + f.opsVerified() + " ops, no faults, no branches; " + f.verdict()),
         Metric.paired("workload_tps_logging_on_vs_off", "txn/s", f.tpsPairs(), Target.atLeast(0.9),
-            "committed transactions per second of ./gnomon check's workload (8 sessions, no faults), history logged "
+            "committed transactions per second of ./gnomon check's workload (8 sessions, no faults, no branches), history logged "
                 + "vs not logged, pairs in alternating order"));
   }
 

@@ -13,7 +13,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The history file being written: one JSON line per {@link Op}, numbered in the order they are logged, kept in memory
- * too for the verifier. Thread-safe. A disabled log drops everything (the benchmark's "logging off" baseline).
+ * too for the verifier. Logging an op only numbers it and keeps it; a thread of its own writes the file, so that a slow
+ * disk (the kernel throttles writers when others fill the page cache) never holds up the sessions. Thread-safe. A
+ * disabled log drops everything (the benchmark's "logging off" baseline).
  */
 public final class HistoryLog implements AutoCloseable {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -23,11 +25,50 @@ public final class HistoryLog implements AutoCloseable {
   private final long startNanos = System.nanoTime();
   private final List<Op> ops = new ArrayList<>();
   private final AtomicLong dropped = new AtomicLong();
+  private final Thread writer;
+  private volatile boolean closing;
+  private volatile IOException failure;
+  private int written;
   private long next = 1;
 
   private HistoryLog(BufferedWriter out, boolean enabled) {
     this.out = out;
     this.enabled = enabled;
+    this.writer = enabled ? new Thread(this::writeLoop, "checker-history-writer") : null;
+    if (writer != null) {
+      writer.setDaemon(true);
+      writer.start();
+    }
+  }
+
+  /** Writes the ops logged since the last pass, every 100 ms, until the log is closed. */
+  private void writeLoop() {
+    while (true) {
+      boolean last = closing;
+      List<Op> batch;
+      synchronized (this) {
+        batch = List.copyOf(ops.subList(written, ops.size()));
+        written = ops.size();
+      }
+      try {
+        for (Op op : batch) {
+          out.write(MAPPER.writeValueAsString(op));
+          out.write('\n');
+        }
+        if (last) {
+          out.close();
+          return;
+        }
+      } catch (IOException e) {
+        failure = e;
+        return;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        closing = true;
+      }
+    }
   }
 
   /** A log written to {@code file} (created, or truncated). */
@@ -59,12 +100,6 @@ public final class HistoryLog implements AutoCloseable {
     synchronized (this) {
       Op op = builder.build(next++, elapsedMillis());
       ops.add(op);
-      try {
-        out.write(MAPPER.writeValueAsString(op));
-        out.write('\n');
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot write the history file: " + e.getMessage(), e);
-      }
       return op;
     }
   }
@@ -79,14 +114,20 @@ public final class HistoryLog implements AutoCloseable {
     return enabled ? ops.size() : dropped.get();
   }
 
+  /** Writes what is left and closes the file. */
   @Override
-  public synchronized void close() {
-    if (out != null) {
-      try {
-        out.close();
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot close the history file: " + e.getMessage(), e);
-      }
+  public void close() {
+    if (writer == null) {
+      return;
+    }
+    closing = true;
+    try {
+      writer.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (failure != null) {
+      throw new UncheckedIOException("cannot write the history file: " + failure.getMessage(), failure);
     }
   }
 
