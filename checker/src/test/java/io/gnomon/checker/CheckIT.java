@@ -24,11 +24,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class CheckIT {
   /**
+   * Gnomon bugs the checker found, reported to the lead; remove each once fixed. coordinate-sees-own-writes:
    * gnomon.coordinate() leaves its own transaction's xid out of the in-progress list, so a coordinate captured inside a
-   * writing transaction replays that transaction's later writes (reported to the lead; remove once fixed in
-   * R__02_coordinates.sql).
+   * writing transaction replays that transaction's later writes (R__02_coordinates.sql). point-reads-leak:
+   * gnomon_t.<t>_at(point) called laterally for several points in one statement returns one point's rows for
+   * another (R__08_branches.sql).
    */
-  private static final Set<String> KNOWN_GNOMON_BUGS = Set.of("coordinate-sees-own-writes");
+  private static final Set<String> KNOWN_GNOMON_BUGS = Set.of("coordinate-sees-own-writes", "point-reads-leak");
 
   @Test
   @Timeout(240)

@@ -89,8 +89,31 @@ public final class Collector {
       branchNow.put(b.br(), now);
       parentAtCutoff.put(b.br(), parent);
     }
+    // the same reads at several points in one statement (a lateral join, as a user reading many branches would)
+    List<Map<String, Map<Integer, Map<Long, Long>>>> together = new ArrayList<>();
+    List<String> names = history.branches().stream().map(Op::br).toList();
+    if (names.size() > 1) {
+      List<String> reversed = new ArrayList<>(names);
+      java.util.Collections.reverse(reversed);
+      for (List<String> order : List.of(names, reversed)) {
+        Map<String, Map<Integer, Map<Long, Long>>> byBranch = new TreeMap<>();
+        for (int t = 1; t <= tables; t++) {
+          try (PreparedStatement ps = c.prepareStatement("select r.b, a.id::bigint, a.v from unnest(?::text[]) "
+              + "with ordinality r(b, o) cross join lateral gnomon_t.\"" + generated.get(t)[2] + "\"(gnomon.point(r.b)) a")) {
+            ps.setArray(1, c.createArrayOf("text", order.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                byBranch.computeIfAbsent(rs.getString(1), x -> new TreeMap<>()).computeIfAbsent(t, x -> new TreeMap<>())
+                    .put(rs.getLong(2), rs.getLong(3));
+              }
+            }
+          }
+        }
+        together.add(byBranch);
+      }
+    }
     return new Observations(history, markers, status, initial, versions, live, shadow, delivered, feedProblem, replays,
-        withoutOwn, amchecks, branchNow, parentAtCutoff);
+        withoutOwn, amchecks, branchNow, parentAtCutoff, together);
   }
 
   /**

@@ -31,6 +31,7 @@ class VerifierTest {
     final Map<Long, List<long[]>> replaysWithoutOwn = new HashMap<>();
     final Map<String, Map<Integer, Map<Long, Long>>> branchNow = new HashMap<>();
     final Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff = new HashMap<>();
+    final List<Map<String, Map<Integer, Map<Long, Long>>>> together = new ArrayList<>();
     long id;
 
     Op op(long txn, Op.Builder b) {
@@ -81,7 +82,7 @@ class VerifierTest {
       Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
       return Verifier.verify(new Observations(History.of(ops), markers, status, initial, versions, Map.of(1, live),
           Map.of(1, shadow), delivered, null, replays, replaysWithoutOwn,
-          List.of(new AmcheckRun("at the end", "clean", "")), branchNow, parentAtCutoff));
+          List.of(new AmcheckRun("at the end", "clean", "")), branchNow, parentAtCutoff, together));
     }
   }
 
@@ -289,6 +290,21 @@ class VerifierTest {
   }
 
   @Test
+  void readsAtSeveralPointsInOneStatementMustEqualTheReadsAlone() {
+    World w = new World();
+    w.op(0, Op.of("branch").branch("b1").forked("main", "v1:90:90:").outcome("ok"));
+    w.op(0, Op.of("branch").branch("b3").forked("main", "v1:95:95:").outcome("ok"));
+    w.branchNow.put("b1", Map.of(1, Map.of(1L, -2L)));
+    w.branchNow.put("b3", Map.of(1, Map.of(0L, -1L, 1L, -2L)));
+    w.parentAtCutoff.putAll(Map.of("b1", Map.of(1, Map.of(1L, -2L)), "b3", Map.of(1, Map.of(0L, -1L, 1L, -2L))));
+    w.together.add(Map.of("b1", Map.of(1, Map.of(1L, -2L)), "b3", Map.of(1, Map.of(1L, -2L)))); // b3 lost key 0
+    w.together.add(Map.of("b3", Map.of(1, Map.of(0L, -1L, 1L, -2L)), "b1", Map.of(1, Map.of(1L, -2L))));
+    Verification v = w.verify();
+    assertEquals(Map.of("point-reads-leak", 1L), v.violations());
+    assertTrue(v.first("point-reads-leak").witness().contains("[b1, b3]"), v.first("point-reads-leak").witness());
+  }
+
+  @Test
   void aBranchWriteThatReachesMainsHistoryIsAnExtraVersion() {
     World w = new World().t1Updates();
     w.op(5, Op.of("begin").branch("b1").xid("200").outcome("ok"));
@@ -339,7 +355,7 @@ class VerifierTest {
     Verification v = Verifier.verify(new Observations(History.of(w.ops), w.markers, w.status, initial, w.versions,
         Map.of(1, w.live), Map.of(1, w.shadow), w.delivered, null, w.replays, w.replaysWithoutOwn,
         List.of(new AmcheckRun("after fault #1 (restart)", "corrupt", "heap table \"ck_t1\": line pointer")), Map.of(),
-        Map.of()));
+        Map.of(), List.of()));
     assertEquals(Map.of("amcheck", 1L), v.violations());
   }
 }
