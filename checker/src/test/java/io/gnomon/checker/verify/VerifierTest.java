@@ -349,6 +349,27 @@ class VerifierTest {
   }
 
   @Test
+  void aTransactionThatReusedAnXidAfterAFailoverIsNamed() {
+    World w = new World();
+    w.begin(2, null);
+    Op read = w.read(2, "v1:99:102:99", 0, 0, new long[] {0, -1}); // 100 and 101 had ended at the coordinate
+    w.commit(2, "ok");
+    w.op(0, Op.of("fault").fault("failover", "start", "#1").outcome("ok"));
+    w.begin(3, 101L); // after the failover, the new primary hands out xid 101 again
+    w.op(3, Op.of("delete").table(1).rows(List.of(new long[] {0, -1})).shadow(1).outcome("ok"));
+    w.commit(3, "ok");
+    w.markers.put(3L, 101L);
+    w.versions.add(new Version(1, 1024, 101, 'D', 0, -1L));
+    w.delivered.add(new Delivered(1, 1, 0, 101, 1024, 'D', 1));
+    w.live.remove(0L);
+    w.shadow.remove(0L);
+    w.replays.put(read.id(), List.of()); // as of the coordinate, xid 101 counts as committed: key 0 is gone
+    Verification v = w.verify();
+    assertEquals(Map.of("xid-reused", 1L), v.violations());
+    assertTrue(v.first("xid-reused").witness().contains("T3"), v.first("xid-reused").witness());
+  }
+
+  @Test
   void pgAmcheckFindingsAreViolations() {
     World w = new World().t1Updates();
     Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
