@@ -105,20 +105,18 @@ final class BranchesGroup {
     int depth1 = (int) Db.number(c, "select gnomon.branch_create('depth1')");
     Db.exec(c, BranchSql.writeOnBranch(depth1, 100, 0, rows));
     // a chain of four levels; level L writes the keys aid % 400 = 100 * (L - 1): together, the keys written on depth1
-    int parent = 0;
     int depth4 = 0;
     for (int level = 1; level <= 4; level++) {
       String parentName = level == 1 ? "main" : "chain" + (level - 1);
       depth4 = (int) Db.number(c, "select gnomon.branch_create('chain" + level + "', '" + parentName + "')");
       Db.exec(c, BranchSql.writeOnBranch(depth4, 400, 100 * (level - 1), rows));
-      parent = depth4;
     }
     int logged = (int) Db.number(c, "select gnomon.branch_create('writes_logged')");
     int scratch = (int) Db.number(c, "select gnomon.branch_create('writes_scratch', scratch => true)");
     Db.exec(c, "vacuum analyze");
     log.log("branches: depth1 (id %d, %d keys written), chain1..chain4 (depth 4: id %d, %d keys per level),"
             + " writes_logged (id %d), writes_scratch (id %d), in %.1f s; branch rows: %s", depth1,
-        BranchBench.WRITTEN, parent, BranchBench.WRITTEN / 4, logged, scratch, (System.nanoTime() - t0) / 1e9,
+        BranchBench.WRITTEN, depth4, BranchBench.WRITTEN / 4, logged, scratch, (System.nanoTime() - t0) / 1e9,
         Db.text(c, "select string_agg(g_branch || ':' || n, ' ' order by g_branch) from (select g_branch, count(*) n"
             + " from gnomon_t.pgbench_accounts_b group by 1) s"));
     Db.exec(c, "checkpoint");
