@@ -51,10 +51,12 @@ final class BranchScale {
       for (int i = 0; i < oneSession / 1_000; i++) {
         first.add(Db.number(m, "call bench.create_loop(1000, 's" + i + "_', true, null)"));
       }
-      sessionGrowth = Metric.single("branch_create_one_session_last_vs_first_1k", first.get(first.size() - 1), "us",
-          first.get(0), null, String.format(Locale.ROOT, "us per gnomon.branch_create of the last 1,000 of %d"
-              + " created in one session (from an empty, analyzed catalog) / of the first 1,000; per 1,000: %s",
-              oneSession, first.stream().map(x -> String.format(Locale.ROOT, "%.0f", x)).toList()));
+      // the slowest thousand, not the last: an autovacuum ANALYZE of the catalog during the session replans it
+      double slowest = first.stream().mapToDouble(Double::doubleValue).max().getAsDouble();
+      sessionGrowth = Metric.single("branch_create_one_session_slowest_vs_first_1k", slowest, "us", first.get(0),
+          null, String.format(Locale.ROOT, "us per gnomon.branch_create of the slowest 1,000 of %d created in one"
+              + " session (from an empty, analyzed catalog) / of the first 1,000; per 1,000: %s", oneSession,
+              first.stream().map(x -> String.format(Locale.ROOT, "%.0f", x)).toList()));
       log.log("created %d branches in one session in %.1f s; us per branch, per 1,000: %s", oneSession,
           (System.nanoTime() - t0) / 1e9, first.stream().map(x -> String.format(Locale.ROOT, "%.0f", x)).toList());
       // the rest 1,000 per session, as the sessions of a pool would
