@@ -17,7 +17,7 @@ comment on function gnomon.branch_schema(name) is 'The schema of the branch view
 
 -- A branch by name (GN050 when there is none).
 create or replace function gnomon.find_branch(branch_name text) returns gnomon.branch
-language plpgsql stable as $$
+language plpgsql stable set plan_cache_mode = force_custom_plan as $$
 declare
   b gnomon.branch;
 begin
@@ -90,10 +90,6 @@ begin
   if scratch is null then
     raise exception using errcode = 'GN021', message = 'scratch is null', hint = 'Pass true for a scratch (unlogged) branch, false for a logged one.';
   end if;
-  if exists (select 1 from gnomon.branch x where x.branch_name = branch_create.branch_name) then
-    raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
-      hint = 'Choose another name, or drop the existing branch first.';
-  end if;
   if parent is not null and parent <> 'main' then
     -- a share lock on the parent's row: it cannot be dropped while this branch is created from it
     select * into p from gnomon.branch x where x.branch_name = parent for key share;
@@ -132,8 +128,9 @@ begin
   end if;
   return id;
 exception when unique_violation then
+  -- the name's unique index decides (no pre-check: its plan, cached per session, could go stale as branches pile up)
   raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
-    hint = 'Another transaction created it concurrently; choose another name.';
+    hint = 'Choose another name, or drop the existing branch first.';
 end $$;
 comment on function gnomon.branch_create(text, text, text, boolean) is
   'Creates a branch of main or of a branch, at now or at a coordinate, logged or scratch; a catalog row, O(1). Returns its id.';
@@ -267,7 +264,7 @@ comment on function gnomon.branch_use(text, boolean) is
 
 -- The selected branch (GN054 when none, GN050 when it was dropped, GN053 when a crash emptied it).
 create or replace function gnomon.current_branch() returns gnomon.branch
-language plpgsql stable as $$
+language plpgsql stable set plan_cache_mode = force_custom_plan as $$
 declare
   s text := current_setting('gnomon.branch', true);
   b gnomon.branch;
@@ -542,7 +539,7 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_s, bf_cols, rb, rh, heq_b,
     from (select jsonb_build_object(%5$s) as key,
                  (select to_jsonb(o) from gnomon_t.%6$I(a) o where %7$s) as old,
                  (select to_jsonb(o) from gnomon_t.%6$I(b) o where %7$s) as new
-            from k) d
+            from k offset 0) d
    where d.old is distinct from d.new
 $b$, keys_b, bt, keys_x, hist, key_json, gnomon.object_name(tt.base_name, '_at'),
      (select string_agg(format('o.%1$I = k.%1$I', kk), ' and ' order by o) from unnest(tt.key_columns) with ordinality u(kk, o)));
