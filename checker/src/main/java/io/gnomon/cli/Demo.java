@@ -62,6 +62,7 @@ final class Demo {
         checkpoint(c, before);
         new DemoFeedStep(dataSource, t).run(c);
         new DemoBranchStep(t).run(c, gnomon);
+        new DemoMergeStep(t).run(c);
         errors(c, gnomon, before);
       } finally {
         gnomon.close();

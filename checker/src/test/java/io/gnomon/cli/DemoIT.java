@@ -133,6 +133,21 @@ class DemoIT {
   }
 
   @Test
+  void showsAMergeThatStopsOnAConflictAndAppliesOnceResolved() {
+    List<String> first = resultOf("from gnomon.merge('experiment', 'main');");
+    assertTrue(first.get(2).matches(" +\\d+ \\| conflicts \\| +1 \\| +1 \\| +1"), first.get(2));
+    List<String> conflicts = resultOf("from gnomon.merge_conflicts(");
+    assertTrue(conflicts.get(2).contains("balance") && conflicts.get(2).contains("0.00") && conflicts.get(2).contains("5.00")
+        && conflicts.get(2).contains("100.00"), conflicts.get(2));
+    assertEquals(List.of(
+        " status  | adds | modifications | deletes | conflicts",
+        "---------+------+---------------+---------+-----------",
+        " applied |    1 |             1 |       1 |         0",
+        "(1 row)"), resultOf("select status, adds, modifications, deletes, conflicts from gnomon.merge('experiment', 'main');"),
+        demo.all());
+  }
+
+  @Test
   void showsErrorsWithTheirSqlstate() {
     assertTrue(demo.out().contains("ERROR:  table audit_log has no primary key"), demo.all());
     assertTrue(demo.out().contains("-- SQLSTATE GN003 (NO_PRIMARY_KEY)"), demo.all());

@@ -118,7 +118,14 @@ begin
           case when p.branch_id is null then array[id] else id || p.chain end,
           case when p.branch_id is null then array[null::pg_snapshot] else array[null::pg_snapshot, cut] || p.snaps[2:] end,
           case when p.branch_id is null then cut else p.main_snap end,
-          pg_current_xact_id());
+          pg_current_xact_id())
+  -- the name's unique index decides (no pre-check, whose plan, cached per session, could go stale as branches pile
+  -- up; no exception block, which would cost a subtransaction per create)
+  on conflict on constraint branch_branch_name_key do nothing;
+  if not found then
+    raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
+      hint = 'Choose another name, or drop the existing branch first.';
+  end if;
   if scratch then
     insert into gnomon.scratch_alive values (id);
     -- the first scratch branch: reads must look at the unlogged partitions from now on
@@ -127,10 +134,6 @@ begin
     end if;
   end if;
   return id;
-exception when unique_violation then
-  -- the name's unique index decides (no pre-check: its plan, cached per session, could go stale as branches pile up)
-  raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
-    hint = 'Choose another name, or drop the existing branch first.';
 end $$;
 comment on function gnomon.branch_create(text, text, text, boolean) is
   'Creates a branch of main or of a branch, at now or at a coordinate, logged or scratch; a catalog row, O(1). Returns its id.';
