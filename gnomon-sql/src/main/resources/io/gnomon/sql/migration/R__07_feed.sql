@@ -109,9 +109,11 @@ drop function if exists gnomon.feed_read(text, integer);
 create function gnomon.feed_read(consumer_name text, max_events integer default 1000)
 returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
                table_name text, op text, key json, before json, after json)
--- no JIT: a page's queries run in milliseconds, and their probes' costs would otherwise buy 50 ms of compilation;
--- memory enough to order a page of 10,000 events with their images without spilling to disk
-language plpgsql set jit = off set work_mem = '32MB' as $$
+-- No JIT: a page's queries run in milliseconds, and their probes' costs would otherwise buy 50 ms of compilation.
+-- Memory enough to order a page of 10,000 events with their images without spilling to disk. No nested loops: every
+-- join here is a set of versions against a set of versions, and a row estimate of 1 (the planner cannot see how
+-- many versions a snapshot range holds) otherwise turns one into a million comparisons.
+language plpgsql set jit = off set work_mem = '32MB' set enable_nestloop = off as $$
 declare
   c gnomon.consumer := gnomon.consumer_row(consumer_name);
   latest bigint;
@@ -124,6 +126,7 @@ declare
   vids bigint[];
   tkeys bigint[];
   split xid8;
+  xid_lo xid8; xid_hi xid8;
   dups bigint[];
   recent xid8;
   emitted boolean := false;
@@ -147,7 +150,8 @@ begin
   -- the consumer's tables' change functions, three ways: versions only; versions with their keys; whole events
   select string_agg(format('select ch.xid, ch.vid from gnomon_t.%I($1, $2, $3, false) ch',
                            gnomon.object_name(tt.base_name, '_changes')), ' union all '),
-         string_agg(format('select %L::text as table_name, ch.xid, ch.vid, ch.key::text as key from gnomon_t.%I($1, $2, $3, false) ch',
+         string_agg(format('select %L::text as table_name, ch.xid, ch.vid, ch.key::text as key from gnomon_t.%I($1, $2, $3, false) ch'
+                           ' where ch.xid between $5 and $6',
                            format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_changes')), ' union all '),
          -- after: the live row when its xmin says this version's transaction wrote it last (one probe), unless that
          -- transaction wrote the key again ($8: found in the page; $9: the page ends inside it) or is too old for a
@@ -155,7 +159,7 @@ begin
          string_agg(format('select %L::text as table_name, ch.xid, ch.vid, ch.op, ch.key, ch.before,'
                            ' case when ch.xid >= $10 and ch.xid is distinct from $9 and not ch.vid = any ($8)'
                            ' then coalesce(ch.after_live, ch.after) else ch.after end as after'
-                           ' from gnomon_t.%I($1, $2, $3, $4) ch where ch.vid = any ($5)',
+                           ' from gnomon_t.%I($1, $2, $3, $4) ch where ch.vid = any ($5) and ch.xid between $15 and $16',
                            format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_changes')), ' union all ')
     into q_ids, q_keys, q_rows from gnomon.tracked_table tt where tt.table_id = any (c.table_ids);
   if q_ids is null then
@@ -175,19 +179,20 @@ begin
     -- first one, split when it is larger than the page); the picked versions in order; what is left in the batch.
     execute format($q$
       with u as materialized (%s),
-      x as (select u.xid, max(u.vid) as tkey from u group by u.xid having max(u.vid) >= $4),
-      r as (select x.xid, x.tkey, u.vid from u join x on x.xid = u.xid where (x.tkey, u.vid) > ($4, $5)),
-      o as (select r.xid, r.tkey, count(*) as n, sum(count(*)) over (order by r.tkey) as upto,
-                   row_number() over (order by r.tkey) as k
-              from r group by r.xid, r.tkey),
-      p as (select r.vid, r.tkey from r join o on o.tkey = r.tkey
-             where o.upto <= $6 or (o.k = 1 and not $7)
-             order by r.tkey, r.vid limit $6)
+      x as (select u.xid, max(u.vid) as tkey, count(*) as n, count(*) filter (where u.vid > $5) as n_after
+              from u group by u.xid),
+      o as (select x.xid, x.tkey, case when x.tkey = $4 then x.n_after else x.n end as n
+              from x where x.tkey > $4 or (x.tkey = $4 and x.n_after > 0)),
+      w as (select o.*, sum(o.n) over (order by o.tkey) as upto, row_number() over (order by o.tkey) as k from o),
+      p as (select u.vid, w.tkey, u.xid from u join w on w.xid = u.xid
+             where (w.upto <= $6 or (w.k = 1 and not $7)) and (w.tkey, u.vid) > ($4, $5)
+             order by w.tkey, u.vid limit $6)
       select coalesce((select array_agg(p.vid order by p.tkey, p.vid) from p), '{}'),
              coalesce((select array_agg(p.tkey order by p.tkey, p.vid) from p), '{}'),
-             (select o.xid from o where o.k = 1 and o.n > $6 and not $7),
-             coalesce((select sum(o.n) from o), 0)$q$, q_ids)
-      into vids, tkeys, split, batch_left using prev, cur, c.start_snapshot, tk, v, remaining, emitted;
+             (select w.xid from w where w.k = 1 and w.n > $6 and not $7),
+             coalesce((select sum(w.n) from w), 0),
+             (select min(p.xid) from p), (select max(p.xid) from p)$q$, q_ids)
+      into vids, tkeys, split, batch_left, xid_lo, xid_hi using prev, cur, c.start_snapshot, tk, v, remaining, emitted;
     n := cardinality(vids);
     if n > 0 then
       -- the page's versions whose key their own transaction writes again later in the page: their after image is
@@ -199,10 +204,11 @@ begin
             select u.vid, lead(u.xid) over (partition by u.table_name, u.key order by u.vid) = u.xid as again
               from (%s) u where u.vid = any ($4)) d
            where d.again$q$, q_keys)
-          into dups using prev, cur, c.start_snapshot, vids;
+          into dups using prev, cur, c.start_snapshot, vids, xid_lo, xid_hi;
       end if;
-      -- the picked versions with their images: the filter on vid reaches each table's scan (the _changes functions
-      -- are inlined), so images are built for this page's versions only, not for the whole batch
+      -- the picked versions with their images: the filters on vid and on the picked transactions' xids reach each
+      -- table's scan (the _changes functions are inlined), so images are built for this page's versions only, and
+      -- a page smaller than its batch reads only the part of the batch's history its transactions span
       return query execute format($q$
         select case when p.i = $6 and $6 = $11 then format('v1:%%s:0:0', $12) else format('v1:%%s:%%s:%%s', $13, p.tkey, p.vid) end,
                $12, $14, u.xid, p.tkey, p.vid, u.table_name,
@@ -210,7 +216,8 @@ begin
           from unnest($5::bigint[], $7::bigint[]) with ordinality p(vid, tkey, i)
           join (%s) u on u.vid = p.vid
          order by p.i$q$, q_rows)
-        using prev, cur, c.start_snapshot, c.with_images, vids, n, tkeys, dups, split, recent, batch_left, cur_id, t, cur_at;
+        using prev, cur, c.start_snapshot, c.with_images, vids, n, tkeys, dups, split, recent, batch_left, cur_id, t, cur_at,
+              xid_lo, xid_hi;
       emitted := true;
     end if;
     remaining := remaining - n;
