@@ -127,6 +127,11 @@ declare
   tkeys bigint[];
   split xid8;
   xid_lo xid8; xid_hi xid8;
+  ckey text; cached text;
+  b_xids xid8[]; b_tkeys bigint[]; b_ns bigint[];
+  p_xids xid8[]; p_tkeys bigint[];
+  i integer;
+  n_first bigint;
   dups bigint[];
   recent xid8;
   emitted boolean := false;
@@ -174,25 +179,53 @@ begin
       raise exception using errcode = 'GN032', message = format('tick %s of consumer %L is no longer retained', t, consumer_name);
     end if;
     select k.tick_id, k.snapshot, k.tick_at into cur_id, cur, cur_at from gnomon.tick k where k.tick_id > t order by k.tick_id limit 1;
-    -- One query, no row images: the batch's transactions in order (by their largest version key) with what is
-    -- left of each after the position; the whole transactions that fit in the page (or, on an empty page, the
-    -- first one, split when it is larger than the page); the picked versions in order; what is left in the batch.
-    execute format($q$
-      with u as materialized (%s),
-      x as (select u.xid, max(u.vid) as tkey, count(*) as n, count(*) filter (where u.vid > $5) as n_after
-              from u group by u.xid),
-      o as (select x.xid, x.tkey, case when x.tkey = $4 then x.n_after else x.n end as n
-              from x where x.tkey > $4 or (x.tkey = $4 and x.n_after > 0)),
-      w as (select o.*, sum(o.n) over (order by o.tkey) as upto, row_number() over (order by o.tkey) as k from o),
-      p as (select u.vid, w.tkey, u.xid from u join w on w.xid = u.xid
-             where (w.upto <= $6 or (w.k = 1 and not $7)) and (w.tkey, u.vid) > ($4, $5)
-             order by w.tkey, u.vid limit $6)
-      select coalesce((select array_agg(p.vid order by p.tkey, p.vid) from p), '{}'),
-             coalesce((select array_agg(p.tkey order by p.tkey, p.vid) from p), '{}'),
-             (select w.xid from w where w.k = 1 and w.n > $6 and not $7),
-             coalesce((select sum(w.n) from w), 0),
-             (select min(p.xid) from p), (select max(p.xid) from p)$q$, q_ids)
-      into vids, tkeys, split, batch_left, xid_lo, xid_hi using prev, cur, c.start_snapshot, tk, v, remaining, emitted;
+    -- The batch's transactions in order (by their largest version key) with their sizes: computed once per batch
+    -- (a batch never changes once its tick exists) and kept for the session in the setting gnomon.feed_batch, so a
+    -- batch read in many pages is grouped once, not at every page.
+    ckey := format('%s:%s:%s:%s', t, cur_id, c.table_ids, md5(c.start_snapshot::text));
+    cached := current_setting('gnomon.feed_batch', true);
+    if cached is not null and split_part(cached, '|', 1) = ckey then
+      b_xids := split_part(cached, '|', 2)::xid8[];
+      b_tkeys := split_part(cached, '|', 3)::bigint[];
+      b_ns := split_part(cached, '|', 4)::bigint[];
+    else
+      execute format($q$
+        select coalesce(array_agg(x.xid order by x.tkey), '{}'), coalesce(array_agg(x.tkey order by x.tkey), '{}'),
+               coalesce(array_agg(x.n order by x.tkey), '{}')
+          from (select u.xid, max(u.vid) as tkey, count(*) as n from (%s) u group by u.xid) x$q$, q_ids)
+        into b_xids, b_tkeys, b_ns using prev, cur, c.start_snapshot;
+      perform set_config('gnomon.feed_batch', ckey || '|' || b_xids::text || '|' || b_tkeys::text || '|' || b_ns::text, false);
+    end if;
+    -- what is left of the transaction the position is inside, if any (it was larger than a page)
+    i := array_position(b_tkeys, tk);
+    n_first := null;
+    if i is not null then
+      execute format('select count(*) from (%s) u where u.xid = $4 and u.vid > $5', q_ids)
+        into n_first using prev, cur, c.start_snapshot, b_xids[i], v;
+    end if;
+    -- the whole transactions after the position that fit in the page (or, on an empty page, the first one, split
+    -- when it is larger than the page), and their versions after the position, in order
+    select coalesce(array_agg(w.xid order by w.tkey) filter (where w.upto <= remaining or (w.k = 1 and not emitted)), '{}'),
+           coalesce(array_agg(w.tkey order by w.tkey) filter (where w.upto <= remaining or (w.k = 1 and not emitted)), '{}'),
+           min(w.xid) filter (where w.k = 1 and w.n > remaining and not emitted),
+           coalesce(sum(w.n), 0)
+      into p_xids, p_tkeys, split, batch_left
+      from (select o.*, sum(o.n) over (order by o.tkey) as upto, row_number() over (order by o.tkey) as k
+              from (select b.xid, b.tkey, case when b.tkey = tk then n_first else b.n end as n
+                      from unnest(b_xids, b_tkeys, b_ns) b(xid, tkey, n)
+                     where b.tkey > tk or (b.tkey = tk and n_first > 0)) o) w;
+    vids := '{}'; tkeys := '{}'; xid_lo := null; xid_hi := null;
+    if cardinality(p_xids) > 0 then
+      select min(x), max(x) into xid_lo, xid_hi from unnest(p_xids) x;
+      execute format($q$
+        select coalesce(array_agg(s.vid order by s.tkey, s.vid), '{}'), coalesce(array_agg(s.tkey order by s.tkey, s.vid), '{}')
+          from (select u.vid, p.tkey
+                  from unnest($4::xid8[], $5::bigint[]) p(xid, tkey)
+                  join (%s) u on u.xid = p.xid
+                 where u.xid between $8 and $9 and (p.tkey, u.vid) > ($6, $7)
+                 order by p.tkey, u.vid limit $10) s$q$, q_ids)
+        into vids, tkeys using prev, cur, c.start_snapshot, p_xids, p_tkeys, tk, v, xid_lo, xid_hi, remaining;
+    end if;
     n := cardinality(vids);
     if n > 0 then
       -- the page's versions whose key their own transaction writes again later in the page: their after image is
