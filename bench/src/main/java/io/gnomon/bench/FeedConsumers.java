@@ -18,8 +18,9 @@ import java.sql.SQLException;
  * The same consumption through three systems: read every change of the backlog in batches over one JDBC connection,
  * turn each into a Debezium-shaped JSON envelope ({@code before}, {@code after}, {@code op}, {@code source}, {@code
  * key}) written to bytes with Jackson, and acknowledge each batch. Each consumer starts from the system's native form:
- * Gnomon's {@link ChangeEvent} (row images already parsed by the feed), PgQ's urlencoded rows, wal2json's JSON text.
- * Each checks that it read exactly the expected number of changes.
+ * Gnomon's {@link ChangeEvent} (key and row images as the JSON text {@code gnomon.feed_read} returns, copied into the
+ * envelope unparsed), PgQ's urlencoded rows (decoded into trees), wal2json's JSON text (parsed, since its changes
+ * are column arrays, not rows). Each checks that it read exactly the expected number of changes.
  */
 final class FeedConsumers {
   private final ObjectMapper mapper;

@@ -179,8 +179,11 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
   -- Images are built from the history's columns cast to the table's row type, so their keys are the table's.
   -- Its result type changed (from jsonb images to json), hence the drop; the arguments never change (untrack
   -- drops the function by them).
-  execute format('drop function if exists gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)',
-                 gnomon.object_name(tt.base_name, '_changes'));
+  if to_regprocedure(format('gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)',
+                            gnomon.object_name(tt.base_name, '_changes'))) is not null then
+    execute format('drop function gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)',
+                   gnomon.object_name(tt.base_name, '_changes'));
+  end if;
   execute format($f$create function gnomon_t.%1$I(prev pg_snapshot, cur pg_snapshot, start pg_snapshot, images boolean)
     returns table (xid xid8, vid bigint, op "char", key json, before json, after_live json, after json)
     language sql stable as $b$
