@@ -176,7 +176,8 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
   --     image only when that transaction wrote the key once and its xid is within 2^32 of now (xmin holds 32 bits);
   --     feed_read checks both.
   --   after: the next version's image, else the live row (a history probe, then maybe a primary-key probe).
-  -- Images are built from the history's columns cast to the table's row type, so their keys are the table's.
+  -- Images are built from the columns cast to the table's row type, so their keys are the table's (a row
+  -- constructor: a third cheaper than row_to_json of a whole-row reference).
   -- Its result type changed (from jsonb images to json), hence the drop; the arguments never change (untrack
   -- drops the function by them).
   if to_regprocedure(format('gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)',
@@ -190,10 +191,10 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
     select h.g_xid, h.g_vid, h.g_op, %2$s,
            case when images and h.g_op <> 'I' then row_to_json(row(%7$s)::%5$s) end,
            case when images and h.g_op <> 'D' then
-             (select row_to_json(l) from %5$s l where %6$s and l.xmin = h.g_xid::xid) end,
+             (select row_to_json(row(%9$s)::%5$s) from %5$s l where %6$s and l.xmin = h.g_xid::xid) end,
            case when images and h.g_op <> 'D' then coalesce(
              (select row_to_json(row(%8$s)::%5$s) from %3$s n where %4$s and n.g_vid > h.g_vid order by n.g_vid limit 1),
-             (select row_to_json(l) from %5$s l where %6$s)) end
+             (select row_to_json(row(%9$s)::%5$s) from %5$s l where %6$s)) end
       from %3$s h
      where h.g_xid >= pg_snapshot_xmin(prev) and h.g_xid < pg_snapshot_xmax(cur)
        and pg_visible_in_snapshot(h.g_xid, cur) and not pg_visible_in_snapshot(h.g_xid, prev)
@@ -209,7 +210,8 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
      tab,
      (select string_agg(format('l.%1$I = h.%1$I', k), ' and ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)),
      (select string_agg(format('h.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c),
-     (select string_agg(format('n.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c));
+     (select string_agg(format('n.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c),
+     (select string_agg(format('l.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c));
 end $$;
 
 

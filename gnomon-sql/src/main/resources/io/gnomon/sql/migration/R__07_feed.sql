@@ -234,7 +234,7 @@ begin
       if c.with_images and n > 1 then
         execute format($q$
           select coalesce(array_agg(d.vid), '{}') from (
-            select u.vid, lead(u.xid) over (partition by u.table_name, u.key order by u.vid) = u.xid as again
+            select u.vid, lead(u.xid) over (partition by u.table_name, u.key collate "C" order by u.vid) = u.xid as again
               from (%s) u where u.vid = any ($4)) d
            where d.again$q$, q_keys)
           into dups using prev, cur, c.start_snapshot, vids, xid_lo, xid_hi;
