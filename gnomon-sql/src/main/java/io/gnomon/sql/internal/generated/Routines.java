@@ -25,6 +25,7 @@ import io.gnomon.sql.internal.generated.routines.CurrentPoint;
 import io.gnomon.sql.internal.generated.routines.DropBranchObjects;
 import io.gnomon.sql.internal.generated.routines.DropCheckpoint;
 import io.gnomon.sql.internal.generated.routines.FeedAck;
+import io.gnomon.sql.internal.generated.routines.FeedPosition;
 import io.gnomon.sql.internal.generated.routines.FeedRegister;
 import io.gnomon.sql.internal.generated.routines.FeedUnregister;
 import io.gnomon.sql.internal.generated.routines.FindBranch;
@@ -762,12 +763,52 @@ public class Routines {
           Configuration configuration
         , String consumerName
         , String eventPosition
+        , String readAfter
     ) {
         FeedAck p = new FeedAck();
         p.setConsumerName(consumerName);
         p.setEventPosition(eventPosition);
+        p.setReadAfter(readAfter);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.feed_position</code>
+     */
+    public static String feedPosition(
+          Configuration configuration
+        , String consumerName
+    ) {
+        FeedPosition f = new FeedPosition();
+        f.setConsumerName(consumerName);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.feed_position</code> as a field.
+     */
+    public static Field<String> feedPosition(
+          String consumerName
+    ) {
+        FeedPosition f = new FeedPosition();
+        f.setConsumerName(consumerName);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.feed_position</code> as a field.
+     */
+    public static Field<String> feedPosition(
+          Field<String> consumerName
+    ) {
+        FeedPosition f = new FeedPosition();
+        f.setConsumerName(consumerName);
+
+        return f.asField();
     }
 
     /**
