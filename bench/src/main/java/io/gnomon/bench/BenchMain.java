@@ -14,7 +14,7 @@ import java.util.Set;
  * write-read} only).
  */
 public final class BenchMain {
-  static final List<String> GROUPS = List.of("write-read", "jmh", "experiments", "feed", "branches");
+  static final List<String> GROUPS = List.of("write-read", "jmh", "experiments", "feed", "branches", "checker");
 
   private BenchMain() {}
 
@@ -61,6 +61,20 @@ public final class BenchMain {
     summaries.forEach(System.out::println);
   }
 
+  /** The checker group: verification speed, and what logging the history costs the workload (target: at least 0.9). */
+  private static List<Metric> checker(Budget budget, Path out) {
+    io.gnomon.bench.checker.CheckerBench.Figures f = io.gnomon.bench.checker.CheckerBench.run(
+        java.time.Duration.ofSeconds(budget.quick() ? 8 : 20), budget.quick() ? 1 : 3, out.resolve("checker"),
+        System.out);
+    return List.of(
+        Metric.single("checked_ops_per_s", f.checkedOpsPerSecond(), "ops/s", null, null,
+            "history ops verified per second (reads replayed as of their coordinates, history, feed, shadow), "
+                + f.opsVerified() + " ops, no faults, no branches; " + f.verdict()),
+        Metric.paired("workload_tps_logging_on_vs_off", "txn/s", f.tpsPairs(), Target.atLeast(0.9),
+            "committed transactions per second of ./gnomon check's workload (8 sessions, no faults, no branches), history logged "
+                + "vs not logged, pairs in alternating order"));
+  }
+
   private static List<Metric> run(String group, Budget budget, Path out) {
     System.out.println("\n== running " + group);
     switch (group) {
@@ -76,6 +90,8 @@ public final class BenchMain {
         try (PgCluster pg = BenchCluster.start()) {
           return BranchesGroup.run(pg, budget, out, System.out);
         }
+      case "checker":
+        return checker(budget, out);
       case "experiments":
         try (PgCluster pg = BenchCluster.start()) {
           return ExperimentsGroup.run(pg, budget, out, System.out);

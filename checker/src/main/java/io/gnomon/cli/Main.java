@@ -14,7 +14,7 @@ public final class Main {
   /** How the user runs us; shown in usage lines. */
   static final String PROGRAM = "./gnomon";
 
-  private static final List<Command> COMMANDS = List.of(new DemoCommand(), new InstallCommand(), new FuzzCommand());
+  private static final List<Command> COMMANDS = List.of(new DemoCommand(), new CheckCommand(), new InstallCommand(), new FuzzCommand());
 
   private Main() {}
 

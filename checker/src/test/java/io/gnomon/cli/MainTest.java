@@ -32,7 +32,7 @@ class MainTest {
     Cli.Run r = Cli.run("frobnicate");
     assertEquals(2, r.status());
     assertTrue(r.err().contains("unknown command 'frobnicate'"), r.err());
-    assertTrue(r.err().contains("demo, install"), r.err());
+    assertTrue(r.err().contains("demo, check, install"), r.err());
     assertEquals("", r.out());
   }
 

@@ -1,0 +1,203 @@
+package io.gnomon.checker;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * How a check runs. Build with {@link #builder()}; {@link Builder#build()} reports every invalid field at once, each
+ * message naming its command-line option. {@link #KNOBS} lists every knob with its default and meaning.
+ *
+ * @param duration how long the workload runs
+ * @param sessions concurrent client sessions
+ * @param tables tracked tables (each with an untracked shadow)
+ * @param branches branches forked during the run; sessions read and write them
+ * @param isolations the isolation levels transactions pick from: {@code rc}, {@code rr}, {@code ser}
+ * @param faults the fault kinds to inject: {@code kill}, {@code restart}, {@code failover}; empty for none
+ * @param seed the seed of every random choice (workload and fault schedule)
+ * @param reportDir where the report goes
+ * @param mutant the deliberately broken variant to run against, or null for Gnomon as it is
+ * @param logging whether the history is logged (off only for the benchmark's baseline; nothing is verified then)
+ */
+public record CheckConfig(
+    Duration duration,
+    int sessions,
+    int tables,
+    int branches,
+    List<String> isolations,
+    List<String> faults,
+    long seed,
+    Path reportDir,
+    SqlMutant mutant,
+    boolean logging) {
+
+  /** Every knob: option → "default — meaning". */
+  public static final Map<String, String> KNOBS = knobs();
+
+  /** The isolation levels, by option value. */
+  public static final List<String> ISOLATIONS = List.of("rc", "rr", "ser");
+
+  /** The fault kinds, by option value. */
+  public static final List<String> FAULTS = List.of("kill", "restart", "failover");
+
+  public CheckConfig {
+    isolations = List.copyOf(isolations);
+    faults = List.copyOf(faults);
+    Objects.requireNonNull(reportDir, "reportDir");
+  }
+
+  private static Map<String, String> knobs() {
+    Map<String, String> k = new LinkedHashMap<>();
+    k.put("duration", "40s — how long the workload runs (s, m or ms suffix); setup, faults and verification add about 30 s");
+    k.put("sessions", "8 — concurrent client sessions, 1 to 64");
+    k.put("tables", "3 — tracked tables, each with an untracked shadow, 1 to 20");
+    k.put("branches", "3 — branches forked during the run (odd ones from main, even ones from the previous: nested), 0 to 20");
+    k.put("isolation", "all — rc, rr, ser, or all: the levels transactions pick from (comma-separated)");
+    k.put("faults", "kill,restart,failover — the faults to inject, or none (with GNOMON_JDBC_URL: kill only)");
+    k.put("seed", "random — the seed of the workload and of the fault schedule; printed, so a run can be repeated");
+    k.put("report", ".gnomon/check/<time>-<seed> — the report's directory");
+    k.put("mutant", "none — run against a deliberately broken Gnomon (see --list-mutants); must end in exit 1");
+    return k;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Collects the fields; {@link #build()} validates them all. */
+  public static final class Builder {
+    private Duration duration = Duration.ofSeconds(40);
+    private int sessions = 8;
+    private int tables = 3;
+    private int branches = 3;
+    private List<String> isolations = ISOLATIONS;
+    private List<String> faults = FAULTS;
+    private Long seed;
+    private Path reportDir;
+    private String mutant;
+    private boolean logging = true;
+    private final List<String> problems = new ArrayList<>();
+
+    private Builder() {}
+
+    public Builder duration(Duration d) {
+      this.duration = d;
+      return this;
+    }
+
+    public Builder sessions(int n) {
+      this.sessions = n;
+      return this;
+    }
+
+    public Builder tables(int n) {
+      this.tables = n;
+      return this;
+    }
+
+    public Builder branches(int n) {
+      this.branches = n;
+      return this;
+    }
+
+    /** {@code rc}, {@code rr}, {@code ser}, or {@code all}. */
+    public Builder isolations(List<String> levels) {
+      List<String> out = new ArrayList<>();
+      for (String l : levels) {
+        if ("all".equals(l)) {
+          out.addAll(ISOLATIONS);
+        } else if (ISOLATIONS.contains(l)) {
+          out.add(l);
+        } else {
+          problems.add("--isolation: unknown level '" + l + "'; use rc, rr, ser or all (comma-separated)");
+        }
+      }
+      this.isolations = out.stream().distinct().toList();
+      return this;
+    }
+
+    /** {@code kill}, {@code restart}, {@code failover}, or {@code none}. */
+    public Builder faults(List<String> kinds) {
+      List<String> out = new ArrayList<>();
+      for (String k : kinds) {
+        if ("none".equals(k)) {
+          continue;
+        }
+        if (FAULTS.contains(k)) {
+          out.add(k);
+        } else {
+          problems.add("--faults: unknown fault '" + k + "'; use kill, restart, failover (comma-separated) or none");
+        }
+      }
+      this.faults = out.stream().distinct().toList();
+      return this;
+    }
+
+    public Builder seed(long s) {
+      this.seed = s;
+      return this;
+    }
+
+    public Builder reportDir(Path dir) {
+      this.reportDir = dir;
+      return this;
+    }
+
+    public Builder mutant(String name) {
+      this.mutant = name;
+      return this;
+    }
+
+    public Builder logging(boolean on) {
+      this.logging = on;
+      return this;
+    }
+
+    /**
+     * Validates every field.
+     *
+     * @throws IllegalArgumentException listing every problem, one per line, each naming its option
+     */
+    public CheckConfig build() {
+      List<String> p = new ArrayList<>(problems);
+      if (duration == null || duration.toMillis() < 1000 || duration.toHours() > 24) {
+        p.add("--duration must be between 1s and 24h, got " + duration);
+      }
+      if (sessions < 1 || sessions > 64) {
+        p.add("--sessions must be between 1 and 64, got " + sessions);
+      }
+      if (tables < 1 || tables > 20) {
+        p.add("--tables must be between 1 and 20, got " + tables);
+      }
+      if (branches < 0 || branches > 20) {
+        p.add("--branches must be between 0 and 20, got " + branches);
+      }
+      if (isolations.isEmpty() && problems.isEmpty()) {
+        p.add("--isolation names no level; use rc, rr, ser or all");
+      }
+      SqlMutant m = null;
+      if (mutant != null) {
+        m = SqlMutant.byName(mutant).orElse(null);
+        if (m == null) {
+          p.add("--mutant: no mutant is called '" + mutant + "'; ./gnomon check --list-mutants lists them");
+        } else if (!m.available()) {
+          p.add("--mutant " + mutant + " is a slot for a feature that is not built yet: " + m.description());
+        } else if ((m == SqlMutant.BRANCH_IGNORES_CUTOFF || m == SqlMutant.MERGE_DROPS_SIDE) && branches == 0) {
+          p.add("--mutant " + mutant + " needs branches: give --branches 1 or more");
+        }
+      }
+      if (!p.isEmpty()) {
+        throw new IllegalArgumentException(String.join("\n", p));
+      }
+      long s = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+      Path dir = reportDir != null ? reportDir : Path.of(".gnomon", "check",
+          java.time.LocalDateTime.now().withNano(0).toString().replace(':', '-') + "-seed-" + s);
+      return new CheckConfig(duration, sessions, tables, branches, isolations, faults, s, dir, m, logging);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package io.gnomon.checker.run;
+
+import io.gnomon.checker.history.HistoryLog;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What the sessions share: the servers, the log, the tables, the isolation levels to use, the counters that number
+ * transactions and writes, and the live counts the console shows.
+ */
+public final class Workload {
+  final Servers servers;
+  final HistoryLog log;
+  final int tables;
+  final List<String> isolations;
+  final long seed;
+  final AtomicLong txnNumbers = new AtomicLong();
+  final AtomicLong writeNumbers = new AtomicLong();
+  /** The branches created so far: sessions pick among them. */
+  final List<String> branches = new java.util.concurrent.CopyOnWriteArrayList<>();
+  /** Transactions committed (acknowledged), failed, unknown; reads. */
+  public final AtomicLong committed = new AtomicLong();
+  public final AtomicLong failed = new AtomicLong();
+  public final AtomicLong unknown = new AtomicLong();
+  public final AtomicLong reads = new AtomicLong();
+  volatile boolean stopping;
+  /**
+   * Sessions hold it shared for each transaction; a merge takes it exclusively, so that it runs alone and its
+   * REPEATABLE READ snapshot is what it merges (a hot workload would fail it with serialization failures forever).
+   */
+  final java.util.concurrent.locks.ReentrantReadWriteLock gate = new java.util.concurrent.locks.ReentrantReadWriteLock(
+      true);
+
+  /**
+   * @param isolations {@code rc}, {@code rr}, {@code ser}: each transaction picks one at random
+   */
+  public Workload(Servers servers, HistoryLog log, int tables, List<String> isolations, long seed) {
+    this.servers = servers;
+    this.log = log;
+    this.tables = tables;
+    this.isolations = List.copyOf(isolations);
+    this.seed = seed;
+  }
+
+  /** Asks every session to stop after its transaction under way. */
+  public void stop() {
+    stopping = true;
+  }
+
+  public boolean stopping() {
+    return stopping;
+  }
+}

@@ -1,0 +1,150 @@
+package io.gnomon.checker.verify;
+
+import io.gnomon.checker.history.Op;
+import io.gnomon.checker.history.Txn;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Exact replay: every logged read returns the same rows when read again as of its coordinate, once the reading
+ * transaction's own changes (which a coordinate never includes) are laid on top. Reads of transactions that later
+ * failed count too: what a snapshot saw does not depend on how its transaction ended.
+ */
+final class ReplayCheck {
+  private ReplayCheck() {}
+
+  static void run(Context c, Findings f) {
+    long replayed = 0;
+    long reads = 0;
+    long branchReads = 0;
+    long branchReplayed = 0;
+    for (Txn t : c.o.history().txns()) {
+      for (Op read : t.ops()) {
+        if (!"read".equals(read.op()) || !read.ok() || read.coord() == null) {
+          continue;
+        }
+        reads++;
+        branchReads += read.br() == null ? 0 : 1;
+        List<long[]> asOf = c.o.replays().get(read.id());
+        if (asOf == null) {
+          continue;
+        }
+        replayed++;
+        branchReplayed += read.br() == null ? 0 : 1;
+        TreeMap<Long, Long> expected = expected(t, read, asOf);
+        TreeMap<Long, Long> seen = new TreeMap<>();
+        for (long[] r : read.rows()) {
+          seen.put(r[0], r[1]);
+        }
+        if (!seen.equals(expected)) {
+          List<long[]> withoutOwn = c.o.replaysWithoutOwn().get(read.id());
+          if (withoutOwn != null && seen.equals(expected(t, read, withoutOwn))) {
+            f.violation("coordinate-sees-own-writes", () -> ownWrites(c, t, read, seen, expected));
+          } else {
+            f.violation("replay-mismatch", () -> explain(c, t, read, seen, expected));
+          }
+        }
+      }
+    }
+    f.checked("reads logged", reads);
+    f.checked("reads replayed", replayed);
+    f.checked("branch reads logged", branchReads);
+    f.checked("branch reads replayed", branchReplayed);
+  }
+
+  /** The rows read as of the coordinate, with the transaction's own changes made before the read on top. */
+  private static TreeMap<Long, Long> expected(Txn t, Op read, List<long[]> asOf) {
+    TreeMap<Long, Long> expected = new TreeMap<>();
+    for (long[] r : asOf) {
+      expected.put(r[0], r[1]);
+    }
+    for (Map.Entry<Long, Long> w : t.overlay(read).entrySet()) {
+      long k = w.getKey();
+      if (k >= read.lo() && k <= read.hi()) {
+        if (w.getValue() == null) {
+          expected.remove(k);
+        } else {
+          expected.put(k, w.getValue());
+        }
+      }
+    }
+    return expected;
+  }
+
+  private static String ownWrites(Context c, Txn t, Op read, Map<Long, Long> seen, Map<Long, Long> expected) {
+    long k = union(seen, expected).stream().filter(x -> !java.util.Objects.equals(seen.get(x), expected.get(x)))
+        .findFirst().orElseThrow();
+    return c.name(t) + " read " + Context.table(read.tbl()) + " keys " + read.lo() + ".." + read.hi() + " (op #"
+        + read.id() + ") with coordinate " + read.coord() + " from gnomon.coordinate(), and saw k=" + k + " "
+        + show(seen.get(k)) + "; read again as of that coordinate, Gnomon returns " + show(expected.get(k))
+        + ": T" + t.no() + "'s own change after the read shows through. The coordinate's in-progress list leaves out the "
+        + "capturing transaction's own xid (pg_current_snapshot() never lists it), so once that transaction "
+        + "committed, reads as of the coordinate include all its writes. With the xid added to the in-progress list "
+        + "the read replays exactly.";
+  }
+
+  /** The reads of writing transactions whose replay differs from what they saw: they need the second replay. */
+  static java.util.Set<Long> suspects(Observations o) {
+    java.util.Set<Long> out = new java.util.HashSet<>();
+    for (Txn t : o.history().txns()) {
+      if (t.xid() == null) {
+        continue;
+      }
+      for (Op read : t.ops()) {
+        List<long[]> asOf = o.replays().get(read.id());
+        if ("read".equals(read.op()) && read.ok() && asOf != null) {
+          TreeMap<Long, Long> seen = new TreeMap<>();
+          for (long[] r : read.rows()) {
+            seen.put(r[0], r[1]);
+          }
+          if (!seen.equals(expected(t, read, asOf))) {
+            out.add(read.id());
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String explain(Context c, Txn t, Op read, Map<Long, Long> seen, Map<Long, Long> expected) {
+    TreeMap<Long, Long[]> diff = new TreeMap<>();
+    for (long k : union(seen, expected)) {
+      Long a = seen.get(k);
+      Long b = expected.get(k);
+      if (a == null ? b != null : !a.equals(b)) {
+        diff.put(k, new Long[] {a, b});
+      }
+    }
+    long k = diff.firstKey();
+    Long saw = diff.get(k)[0];
+    Long replay = diff.get(k)[1];
+    Snapshot snap = Snapshot.parse(read.coord());
+    StringBuilder b = new StringBuilder();
+    b.append(c.name(t)).append(" read ").append(Context.table(read.tbl())).append(" keys ").append(read.lo())
+        .append("..").append(read.hi()).append(" at coordinate ").append(read.coord()).append(" (op #")
+        .append(read.id()).append(read.br() == null ? "" : ", on branch " + read.br()).append("): it saw k=").append(k).append(' ').append(show(saw)).append(", written by ")
+        .append(c.writer(read.tbl(), k, saw)).append("; read again as of that coordinate, Gnomon returns ")
+        .append(show(replay)).append(", written by ").append(c.writer(read.tbl(), k, replay));
+    Txn wrote = replay == null ? null : c.writerOfValue.get(Context.valueKey(read.tbl(), k, replay));
+    if (wrote != null) {
+      long xid = c.o.markers().get(wrote.no());
+      b.append(", which ").append(snap.inProgress(xid) ? "was still in progress at the coordinate"
+          : snap.sees(xid) ? "had committed before the coordinate" : "started after the coordinate");
+    }
+    if (diff.size() > 1) {
+      b.append("; ").append(diff.size() - 1).append(" more keys of the read differ");
+    }
+    return b.append('.').toString();
+  }
+
+  private static java.util.SortedSet<Long> union(Map<Long, Long> a, Map<Long, Long> b) {
+    java.util.TreeSet<Long> s = new java.util.TreeSet<>(a.keySet());
+    s.addAll(b.keySet());
+    return s;
+  }
+
+  private static String show(Long v) {
+    return v == null ? "absent" : "as v=" + v;
+  }
+}

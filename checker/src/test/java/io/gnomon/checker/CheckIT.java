@@ -1,0 +1,93 @@
+package io.gnomon.checker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The checker on real PostgreSQL: a short run with every fault kind must come out valid (but for the known Gnomon bug
+ * below), and every mutant must be caught with the violation it causes. Seeds are random and printed.
+ */
+class CheckIT {
+  /**
+   * gnomon.coordinate() leaves its own transaction's xid out of the in-progress list, so a coordinate captured inside a
+   * writing transaction replays that transaction's later writes (reported to the lead; remove once fixed in
+   * R__02_coordinates.sql).
+   */
+  private static final Set<String> KNOWN_GNOMON_BUGS = Set.of("coordinate-sees-own-writes");
+
+  @Test
+  @Timeout(240)
+  void aShortRunWithEveryFaultKindIsValid() throws Exception {
+    long seed = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    Path dir = Path.of("target", "check-it", "faults-" + seed); // kept, to look into a failure
+    System.out.println("CheckIT every fault kind: seed " + seed);
+    CheckConfig config = CheckConfig.builder().duration(Duration.ofSeconds(18)).sessions(6).tables(2).seed(seed)
+        .reportDir(dir).build();
+    CheckResult r = Checker.run(config, System.out);
+    assertTrue(r.status() != CheckResult.COULD_NOT_RUN, r.verdict() + " (seed " + seed + ")");
+    @SuppressWarnings("unchecked")
+    Map<String, Integer> faults = (Map<String, Integer>) r.counts().get("faults");
+    assertEquals(Set.of("kill", "restart", "failover"), faults.keySet(), "seed " + seed);
+    Set<String> found = new java.util.HashSet<>(r.verification().violations().keySet());
+    found.removeAll(KNOWN_GNOMON_BUGS);
+    assertEquals(Set.of(), found, r.verification().witnesses() + " (seed " + seed + ")");
+    assertTrue(r.verification().checked().get("reads replayed") > 0);
+    assertEquals(3, r.counts().get("branches created"), "seed " + seed);
+    assertTrue(r.verification().checked().get("untouched branch keys compared with the parent at the cutoff") > 0);
+    assertTrue((Integer) r.counts().get("branches merged into main") >= 1, "seed " + seed);
+    assertTrue(r.verification().checked().get("keys of merges checked against the three-way rule") > 0);
+    assertTrue(r.verification().checked().get("feed events checked") > 0);
+    assertTrue(r.verification().checked().get("pg_amcheck runs") >= 4, "after each fault and at the end");
+    assertTrue((Long) r.counts().get("transactions committed") > 0);
+    for (String file : List.of("result.json", "index.html", "history.jsonl")) {
+      assertTrue(Files.size(dir.resolve(file)) > 0, file);
+    }
+    String html = Files.readString(dir.resolve("index.html"));
+    assertTrue(html.contains("<svg") && html.contains("failover") && !html.contains("<script"));
+  }
+
+  @ParameterizedTest(name = "{0} is caught")
+  @CsvSource({
+    "trigger-skips-version, history-missing-version",
+    "feed-by-sequence, feed-missing",
+    "asof-ignores-in-progress, replay-mismatch",
+    "branch-ignores-cutoff, branch-cutoff",
+    "merge-drops-side, merge-lost-change"
+  })
+  @Timeout(180)
+  void everyMutantIsCaught(String mutant, String violation) {
+    long seed = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    Path dir = Path.of("target", "check-it", mutant + "-" + seed); // kept, to look into a failure
+    System.out.println("CheckIT mutant " + mutant + ": seed " + seed);
+    boolean branches = mutant.startsWith("branch") || mutant.startsWith("merge");
+    CheckConfig config = CheckConfig.builder().duration(Duration.ofSeconds(6)).sessions(6).tables(2)
+        .branches(branches ? 3 : 0).faults(List.of()).seed(seed).mutant(mutant).reportDir(dir).build();
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    CheckResult r = Checker.run(config, new PrintStream(console, true, StandardCharsets.UTF_8));
+    assertEquals(CheckResult.VIOLATION, r.status(), r.verdict() + " (seed " + seed + ")\n" + console);
+    assertTrue(r.verification().violations().containsKey(violation),
+        "expected " + violation + ", found " + r.verification().byKind() + " (seed " + seed + ")");
+    assertTrue(console.toString(StandardCharsets.UTF_8).contains("VIOLATION " + violation));
+  }
+
+  @Test
+  void everyMutantIsRunnableAndTested() {
+    assertEquals(List.of("trigger-skips-version", "feed-by-sequence", "asof-ignores-in-progress",
+        "branch-ignores-cutoff", "merge-drops-side"), SqlMutant.runnable().stream().map(SqlMutant::cliName).toList());
+  }
+}

@@ -1,0 +1,345 @@
+package io.gnomon.checker.verify;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnomon.checker.history.History;
+import io.gnomon.checker.history.Op;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The verifier against hand-built histories: one that is valid, and variants with one known violation each, which
+ * must be found, named and explained.
+ */
+class VerifierTest {
+
+  /** A small world: table 1 starts with key 0 = -1 and key 1 = -2. */
+  private static final class World {
+    final List<Op> ops = new ArrayList<>();
+    final Map<Long, Long> markers = new HashMap<>();
+    final Map<Long, String> status = new HashMap<>();
+    final List<Version> versions = new ArrayList<>();
+    final Map<Long, Long> live = new TreeMap<>(Map.of(0L, -1L, 1L, -2L));
+    final Map<Long, Long> shadow = new TreeMap<>(Map.of(0L, -1L, 1L, -2L));
+    final List<Delivered> delivered = new ArrayList<>();
+    final Map<Long, List<long[]>> replays = new HashMap<>();
+    final Map<Long, List<long[]>> replaysWithoutOwn = new HashMap<>();
+    final Map<String, Map<Integer, Map<Long, Long>>> branchNow = new HashMap<>();
+    final Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff = new HashMap<>();
+    long id;
+
+    Op op(long txn, Op.Builder b) {
+      Op op = b.session((int) txn, txn, "rc").build(++id, id * 10);
+      ops.add(op);
+      return op;
+    }
+
+    void begin(long txn, Long xid) {
+      op(txn, Op.of("begin").xid(xid == null ? null : xid.toString()).outcome("ok"));
+    }
+
+    Op update(long txn, long key, long v) {
+      return op(txn, Op.of("update").table(1).rows(List.of(new long[] {key, v})).shadow(1).outcome("ok"));
+    }
+
+    Op read(long txn, String coord, long lo, long hi, long[]... rows) {
+      return op(txn, Op.of("read").table(1).read(coord, (int) lo, (int) hi).rows(List.of(rows)).outcome("ok"));
+    }
+
+    void commit(long txn, String outcome) {
+      op(txn, Op.of("commit").outcome(outcome).micros(100));
+    }
+
+    /** T1 (xid 100) updates key 0 from -1 to 1000 and commits; it has its version and its feed event. */
+    World t1Updates() {
+      begin(1, 100L);
+      update(1, 0, 1000);
+      commit(1, "ok");
+      markers.put(1L, 100L);
+      versions.add(new Version(1, 1024, 100, 'U', 0, -1L));
+      delivered.add(new Delivered(1, 1, 0, 100, 1024, 'U', 1));
+      live.put(0L, 1000L);
+      shadow.put(0L, 1000L);
+      return this;
+    }
+
+    /** T2 (read only) read keys 0..1 while T1 was in progress: the old values. */
+    Op t2ReadsDuringT1() {
+      begin(2, null);
+      Op r = read(2, "v1:100:101:100", 0, 1, new long[] {0, -1}, new long[] {1, -2});
+      commit(2, "ok");
+      replays.put(r.id(), List.of(new long[] {0, -1}, new long[] {1, -2}));
+      return r;
+    }
+
+    Verification verify() {
+      Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
+      return Verifier.verify(new Observations(History.of(ops), markers, status, initial, versions, Map.of(1, live),
+          Map.of(1, shadow), delivered, null, replays, replaysWithoutOwn,
+          List.of(new AmcheckRun("at the end", "clean", "")), branchNow, parentAtCutoff));
+    }
+  }
+
+  private static void assertOnly(Verification v, String kind) {
+    assertTrue(v.violations().containsKey(kind), "expected " + kind + ", found " + v.byKind() + " " + v.witnesses());
+  }
+
+  @Test
+  void aValidHistoryIsValid() {
+    World w = new World().t1Updates();
+    w.t2ReadsDuringT1();
+    Verification v = w.verify();
+    assertTrue(v.valid(), v.witnesses().toString());
+    assertEquals(1, v.checked().get("reads replayed"));
+    assertEquals(1, v.checked().get("feed events checked"));
+  }
+
+  @Test
+  void aReadThatDoesNotReplayIsAMismatchExplainedWithTheWriter() {
+    World w = new World().t1Updates();
+    Op read = w.t2ReadsDuringT1();
+    w.replays.put(read.id(), List.of(new long[] {0, 1000}, new long[] {1, -2}));
+    Verification v = w.verify();
+    assertEquals(Map.of("replay-mismatch", 1L), v.violations());
+    String witness = v.first("replay-mismatch").witness();
+    assertTrue(witness.contains("saw k=0 as v=-1, written by the initial load"), witness);
+    assertTrue(witness.contains("as v=1000, written by T1") && witness.contains("still in progress"), witness);
+  }
+
+  @Test
+  void anAcknowledgedCommitWithoutItsMarkerWasLost() {
+    World w = new World().t1Updates();
+    w.markers.clear();
+    Verification v = w.verify();
+    assertOnly(v, "lost-commit");
+    assertTrue(v.first("lost-commit").witness().contains("acknowledged"));
+  }
+
+  @Test
+  void aVersionDeliveredTwiceIsADuplicate() {
+    World w = new World().t1Updates();
+    w.delivered.add(new Delivered(2, 1, 0, 100, 1024, 'U', 2));
+    assertEquals(Map.of("feed-duplicate", 1L), w.verify().violations());
+  }
+
+  @Test
+  void aCommittedVersionNeverDeliveredIsMissing() {
+    World w = new World().t1Updates();
+    w.delivered.clear();
+    Verification v = w.verify();
+    assertEquals(Map.of("feed-missing", 1L), v.violations());
+    assertTrue(v.first("feed-missing").witness().contains("vid=1024"));
+  }
+
+  @Test
+  void aRolledBackTransactionMustNotBeDelivered() {
+    World w = new World().t1Updates();
+    w.delivered.add(new Delivered(2, 1, 1, 999, 5000, 'U', 1));
+    assertOnly(w.verify(), "feed-rolled-back");
+  }
+
+  @Test
+  void aChangeWithoutAVersionIsMissingFromTheHistory() {
+    World w = new World().t1Updates();
+    w.versions.clear();
+    w.delivered.clear();
+    Verification v = w.verify();
+    assertOnly(v, "history-missing-version");
+    assertTrue(v.first("history-missing-version").witness().contains("T1"));
+  }
+
+  @Test
+  void versionKeysGoingBackwardsAlongARowAreFound() {
+    World w = new World().t1Updates();
+    w.begin(3, 101L);
+    w.update(3, 0, 2000);
+    w.commit(3, "ok");
+    w.markers.put(3L, 101L);
+    w.versions.clear();
+    w.versions.add(new Version(1, 2048, 100, 'U', 0, -1L)); // T1 came first along the row ...
+    w.versions.add(new Version(1, 1024, 101, 'U', 0, 1000L)); // ... yet T3's version key is smaller
+    w.delivered.clear();
+    w.delivered.add(new Delivered(1, 1, 0, 100, 2048, 'U', 1));
+    w.delivered.add(new Delivered(2, 1, 0, 101, 1024, 'U', 1));
+    w.live.put(0L, 2000L);
+    w.shadow.put(0L, 2000L);
+    Verification v = w.verify();
+    assertOnly(v, "vid-backwards");
+    assertTrue(v.first("vid-backwards").witness().contains("went backwards"));
+  }
+
+  @Test
+  void theFeedMustDeliverTheWritersOfARowInTheRowsOrder() {
+    World w = new World().t1Updates();
+    w.begin(3, 101L);
+    w.update(3, 0, 2000);
+    w.commit(3, "ok");
+    w.markers.put(3L, 101L);
+    w.versions.add(new Version(1, 2048, 101, 'U', 0, 1000L));
+    w.delivered.clear();
+    w.delivered.add(new Delivered(1, 1, 0, 101, 2048, 'U', 1));
+    w.delivered.add(new Delivered(2, 1, 0, 100, 1024, 'U', 1));
+    w.live.put(0L, 2000L);
+    w.shadow.put(0L, 2000L);
+    assertEquals(Map.of("feed-order", 1L), w.verify().violations());
+  }
+
+  @Test
+  void aTransactionThatSawAnotherCommittedAndThenWroteIsDeliveredAfterIt() {
+    World w = new World().t1Updates();
+    w.begin(3, 102L);
+    w.read(3, "v1:101:103:", 0, 0, new long[] {0, 1000}); // T1 (xid 100) had committed
+    w.update(3, 1, 3000);
+    w.commit(3, "ok");
+    w.markers.put(3L, 102L);
+    w.replays.put(w.id - 2, List.of(new long[] {0, 1000}));
+    w.versions.add(new Version(1, 4096, 102, 'U', 1, -2L));
+    w.delivered.add(0, new Delivered(0, 1, 1, 102, 4096, 'U', 1)); // delivered before T1
+    w.live.put(1L, 3000L);
+    w.shadow.put(1L, 3000L);
+    Verification v = w.verify();
+    assertEquals(Map.of("feed-order", 1L), v.violations());
+    assertTrue(v.first("feed-order").witness().contains("may depend on T1"), v.first("feed-order").witness());
+  }
+
+  @Test
+  void aShadowThatDiffersFromTheTrackedTableIsReported() {
+    World w = new World().t1Updates();
+    w.shadow.put(0L, -1L);
+    assertEquals(Map.of("shadow-mismatch", 1L), w.verify().violations());
+  }
+
+  @Test
+  void writesUndoneByARollbackToASavepointLeaveNoVersionAndReadsSeeThemUndone() {
+    World w = new World();
+    w.begin(1, 100L);
+    w.op(1, Op.of("savepoint").savepoint("s1").outcome("ok"));
+    w.update(1, 0, 1000);
+    Op during = w.read(1, "v1:100:101:", 0, 0, new long[] {0, 1000});
+    w.op(1, Op.of("rollback_to").savepoint("s1").outcome("ok"));
+    Op after = w.read(1, "v1:100:101:", 0, 0, new long[] {0, -1});
+    w.commit(1, "ok");
+    w.markers.put(1L, 100L);
+    w.replays.put(during.id(), List.of(new long[] {0, -1}));
+    w.replays.put(after.id(), List.of(new long[] {0, -1}));
+    Verification v = w.verify();
+    assertTrue(v.valid(), v.witnesses().toString());
+  }
+
+  @Test
+  void anUnknownOutcomeIsResolvedByTheMarker() {
+    World w = new World();
+    w.begin(1, 100L);
+    w.update(1, 0, 1000);
+    w.commit(1, "unknown");
+    w.markers.put(1L, 100L);
+    w.status.put(1L, "committed");
+    w.versions.add(new Version(1, 1024, 100, 'U', 0, -1L));
+    w.delivered.add(new Delivered(1, 1, 0, 100, 1024, 'U', 1));
+    w.live.put(0L, 1000L);
+    w.shadow.put(0L, 1000L);
+    Verification v = w.verify();
+    assertTrue(v.valid(), v.witnesses().toString());
+    assertEquals(1, v.checked().get("unknown outcomes resolved as committed"));
+    w.status.put(1L, "aborted");
+    assertEquals(Map.of("xact-status-contradiction", 1L), w.verify().violations());
+  }
+
+  @Test
+  void aReplayThatOnlyShowsTheReadersOwnLaterWritesIsTheCoordinateBug() {
+    World w = new World();
+    w.begin(1, 100L);
+    Op read = w.read(1, "v1:99:101:99", 0, 0, new long[] {0, -1});
+    w.update(1, 0, 1000);
+    w.commit(1, "ok");
+    w.markers.put(1L, 100L);
+    w.versions.add(new Version(1, 1024, 100, 'U', 0, -1L));
+    w.delivered.add(new Delivered(1, 1, 0, 100, 1024, 'U', 1));
+    w.live.put(0L, 1000L);
+    w.shadow.put(0L, 1000L);
+    w.replays.put(read.id(), List.of(new long[] {0, 1000}));
+    w.replaysWithoutOwn.put(read.id(), List.of(new long[] {0, -1}));
+    assertEquals(Map.of("coordinate-sees-own-writes", 1L), w.verify().violations());
+  }
+
+  @Test
+  void anUntouchedBranchKeyReadsAsTheParentAtTheCutoff() {
+    World w = new World();
+    w.op(0, Op.of("branch").branch("b1").forked("main", "v1:90:90:").outcome("ok"));
+    w.t1Updates(); // after the cutoff, on main
+    w.op(5, Op.of("begin").branch("b1").xid("200").outcome("ok"));
+    w.op(5, Op.of("update").branch("b1").table(1).rows(List.of(new long[] {1, 5000})).outcome("ok"));
+    w.op(5, Op.of("commit").branch("b1").outcome("ok"));
+    w.markers.put(5L, 200L);
+    w.parentAtCutoff.put("b1", Map.of(1, Map.of(0L, -1L, 1L, -2L)));
+    w.branchNow.put("b1", Map.of(1, Map.of(0L, -1L, 1L, 5000L)));
+    Verification v = w.verify();
+    assertTrue(v.valid(), v.witnesses().toString());
+    assertEquals(1, v.checked().get("untouched branch keys compared with the parent at the cutoff"));
+    // a branch that reads main now instead of at its cutoff
+    w.branchNow.put("b1", Map.of(1, Map.of(0L, 1000L, 1L, 5000L)));
+    v = w.verify();
+    assertEquals(Map.of("branch-cutoff", 1L), v.violations());
+    assertTrue(v.first("branch-cutoff").witness().contains("written by T1"), v.first("branch-cutoff").witness());
+  }
+
+  @Test
+  void aBranchWriteThatReachesMainsHistoryIsAnExtraVersion() {
+    World w = new World().t1Updates();
+    w.op(5, Op.of("begin").branch("b1").xid("200").outcome("ok"));
+    w.op(5, Op.of("update").branch("b1").table(1).rows(List.of(new long[] {1, 5000})).outcome("ok"));
+    w.op(5, Op.of("commit").branch("b1").outcome("ok"));
+    w.markers.put(5L, 200L);
+    w.versions.add(new Version(1, 4096, 200, 'U', 1, -2L));
+    w.delivered.add(new Delivered(2, 1, 1, 200, 4096, 'U', 2));
+    Verification v = w.verify();
+    assertTrue(v.violations().containsKey("history-extra-version"), v.byKind().toString());
+  }
+
+  @Test
+  void aMergeThatDropsOneSidesChangeLosesIt() {
+    World w = new World();
+    w.begin(7, null);
+    w.op(7, Op.of("merge_base").table(1).rows(List.of(new long[] {0, -1}, new long[] {1, -2})).outcome("ok"));
+    w.op(7, Op.of("merge_ours").table(1).rows(List.of(new long[] {0, 10}, new long[] {1, -2})).outcome("ok"));
+    w.op(7, Op.of("merge_theirs").table(1).rows(List.of(new long[] {0, 20}, new long[] {1, 30})).outcome("ok"));
+    w.op(7, Op.of("merge").fault("b1", null, "applied").outcome("ok"));
+    Op result = w.op(7, Op.of("merge_result").table(1).rows(List.of(new long[] {0, 20}, new long[] {1, 30}))
+        .outcome("ok"));
+    w.op(7, Op.of("rollback").outcome("ok"));
+    assertTrue(w.verify().valid(), w.verify().witnesses().toString());
+    // both sides changed key 0: strategy theirs takes 20; a result of 10 drops the branch's change
+    w.ops.set(w.ops.indexOf(result), Op.of("merge_result").table(1).rows(List.of(new long[] {0, 10},
+        new long[] {1, 30})).outcome("ok").session(7, 7, "rr").build(result.id(), result.t()));
+    Verification v = w.verify();
+    assertEquals(Map.of("merge-lost-change", 1L), v.violations());
+    assertTrue(v.first("merge-lost-change").witness().contains("theirs' (the branch's) change was lost"));
+  }
+
+  @Test
+  void theThreeWayRuleOfTheCheckersMerges() {
+    assertEquals(5L, MergeCheck.expected(1L, 5L, 1L)); // ours changed
+    assertEquals(7L, MergeCheck.expected(1L, 1L, 7L)); // theirs changed
+    assertEquals(7L, MergeCheck.expected(1L, 5L, 7L)); // both: theirs
+    assertEquals(5L, MergeCheck.expected(1L, 5L, null)); // theirs deleted, ours updated: the update
+    assertEquals(7L, MergeCheck.expected(1L, null, 7L)); // ours deleted, theirs updated: the update
+    assertEquals(null, MergeCheck.expected(1L, null, null)); // both deleted
+    assertEquals(7L, MergeCheck.expected(null, 5L, 7L)); // both inserted: theirs
+  }
+
+  @Test
+  void pgAmcheckFindingsAreViolations() {
+    World w = new World().t1Updates();
+    Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
+    Verification v = Verifier.verify(new Observations(History.of(w.ops), w.markers, w.status, initial, w.versions,
+        Map.of(1, w.live), Map.of(1, w.shadow), w.delivered, null, w.replays, w.replaysWithoutOwn,
+        List.of(new AmcheckRun("after fault #1 (restart)", "corrupt", "heap table \"ck_t1\": line pointer")), Map.of(),
+        Map.of()));
+    assertEquals(Map.of("amcheck", 1L), v.violations());
+  }
+}
