@@ -2,8 +2,9 @@
 # Reproduces the figures in docs/performance.md: bench/run.sh [--quick] [GROUP...]
 #
 # Groups: write-read (tracked vs untracked pgbench_accounts, pgbench and server-side loops), jmh
-# (CoordinateBenchmark), experiments, and feed (the change feed vs PgQ and wal2json, which this script installs
-# from Debian when missing). Without groups, all of them; --quick runs short measurements for a smoke test
+# (CoordinateBenchmark), experiments, feed (the change feed vs PgQ and wal2json, which this script installs
+# from Debian when missing), and merge (gnomon.merge of 50,000 rows vs a tracked UPDATE, with concurrent writers,
+# into a branch, and the merge fuzzer's rate). Without groups, all of them; --quick runs short measurements for a smoke test
 # (write-read only unless groups are named) in about three minutes. Each group writes
 # target/bench/GROUP.json (and GROUP.txt with plans and WAL breakdowns) under the repository root.
 #
