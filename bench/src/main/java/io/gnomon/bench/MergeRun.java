@@ -221,8 +221,9 @@ final class MergeRun {
         String text = s[1];
         int q = text.indexOf("Query Text:");
         String query = q < 0 ? "" : text.substring(q + 11).strip();
-        String firstLines = query.lines().map(String::strip).filter(l -> !l.isEmpty()).limit(2)
-            .reduce((a, b) -> a + " " + b).orElse("");
+        // the query text runs until the plan's first node, the first line with a cost estimate
+        String firstLines = query.lines().takeWhile(l -> !l.contains("(cost=")).map(String::strip)
+            .filter(l -> !l.isEmpty()).reduce((a, b) -> a + " " + b).orElse("");
         summary.append(String.format(Locale.ROOT, "%10s ms  %s%n", s[0],
             firstLines.length() > 160 ? firstLines.substring(0, 160) + " …" : firstLines));
         plans.append(text.lines().map(l -> l.length() > 400 ? l.substring(0, 400) + " …" : l)
