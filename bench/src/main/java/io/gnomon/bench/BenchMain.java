@@ -10,11 +10,11 @@ import java.util.Set;
 /**
  * Runs benchmark groups and writes each one's rows to {@code OUT/GROUP.json}, printing them as a
  * table. Usage: {@code BenchMain [--quick] [--out DIR] [GROUP...]}; groups are {@code write-read},
- * {@code jmh}, {@code experiments}, {@code feed} and {@code branches}. Without groups: all of them ({@code --quick}: {@code
- * write-read} only).
+ * {@code jmh}, {@code experiments}, {@code feed}, {@code branches}, {@code merge} and {@code checker}. Without groups: all
+ * of them ({@code --quick}: {@code write-read} only).
  */
 public final class BenchMain {
-  static final List<String> GROUPS = List.of("write-read", "jmh", "experiments", "feed", "branches", "checker");
+  static final List<String> GROUPS = List.of("write-read", "jmh", "experiments", "feed", "branches", "merge", "checker");
 
   private BenchMain() {}
 
@@ -92,6 +92,8 @@ public final class BenchMain {
         }
       case "checker":
         return checker(budget, out);
+      case "merge":
+        return MergeGroup.run(budget, out, System.out);
       case "experiments":
         try (PgCluster pg = BenchCluster.start()) {
           return ExperimentsGroup.run(pg, budget, out, System.out);
