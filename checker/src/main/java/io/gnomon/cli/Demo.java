@@ -61,6 +61,7 @@ final class Demo {
         readAsOfTime(c, gnomon);
         checkpoint(c, before);
         new DemoFeedStep(dataSource, t).run(c);
+        new DemoBranchStep(t).run(c, gnomon);
         errors(c, gnomon, before);
       } finally {
         gnomon.close();

@@ -97,6 +97,42 @@ class DemoIT {
   }
 
   @Test
+  void showsBranchesAtEveryLevelAndTheirDiff() {
+    assertEquals(List.of(
+        " branch_name | parent  |  kind  | depth",
+        "-------------+---------+--------+-------",
+        " experiment  | feature | logged |     2",
+        " feature     | main    | logged |     1",
+        "(2 rows)"), resultOf("select branch_name, parent, kind, depth from gnomon.branches();"), demo.all());
+    assertEquals(List.of(
+        " id | owner | balance",
+        "----+-------+---------",
+        "  1 | alice |  100.00",
+        "  3 | carol | 1004.00",
+        "  5 | erin  |   10.00",
+        "  6 | frank |   60.00",
+        "(4 rows)"), resultOf("select * from gnomon_t.account_at(gnomon.point('feature')) order by id;"), demo.all());
+    assertEquals(List.of(
+        " id | owner | balance",
+        "----+-------+---------",
+        "  1 | alice |  100.00",
+        "  5 | erin  |   10.00",
+        "  6 | frank |   60.00",
+        "(3 rows)"), resultOf("select * from gnomon_t.account_at(gnomon.point('experiment')) order by id;"), demo.all());
+    List<String> diff = resultOf("from gnomon.diff('account', gnomon.point('main'), gnomon.point('experiment'))");
+    assertEquals(6, diff.size(), demo.all());
+    assertTrue(diff.get(2).matches(" update +\\| \\{\"id\": 1\\} +\\| +0\\.00 +\\| +100\\.00"), diff.get(2));
+    assertTrue(diff.get(3).matches(" delete +\\| \\{\"id\": 3\\} +\\| +1004\\.00 +\\| *"), diff.get(3));
+    assertTrue(diff.get(4).matches(" insert +\\| \\{\"id\": 6\\} +\\| +\\| +60\\.00"), diff.get(4));
+    assertTrue(demo.out().contains("jshell> for (DiffRow d : gnomon.diff(\"public.account\", Point.main(),"), demo.all());
+    // the Java diff: the branch's new row for alice, and frank inserted
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("  update {\"id\":1} {\"id\":1,\"owner\":\"alice\",\"balance\":100")),
+        demo.all());
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("  insert {\"id\":6} {\"id\":6,\"owner\":\"frank\"")),
+        demo.all());
+  }
+
+  @Test
   void showsErrorsWithTheirSqlstate() {
     assertTrue(demo.out().contains("ERROR:  table audit_log has no primary key"), demo.all());
     assertTrue(demo.out().contains("-- SQLSTATE GN003 (NO_PRIMARY_KEY)"), demo.all());

@@ -17,7 +17,7 @@ comment on function gnomon.branch_schema(name) is 'The schema of the branch view
 
 -- A branch by name (GN050 when there is none).
 create or replace function gnomon.find_branch(branch_name text) returns gnomon.branch
-language plpgsql stable as $$
+language plpgsql stable set plan_cache_mode = force_custom_plan as $$
 declare
   b gnomon.branch;
 begin
@@ -90,10 +90,6 @@ begin
   if scratch is null then
     raise exception using errcode = 'GN021', message = 'scratch is null', hint = 'Pass true for a scratch (unlogged) branch, false for a logged one.';
   end if;
-  if exists (select 1 from gnomon.branch x where x.branch_name = branch_create.branch_name) then
-    raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
-      hint = 'Choose another name, or drop the existing branch first.';
-  end if;
   if parent is not null and parent <> 'main' then
     -- a share lock on the parent's row: it cannot be dropped while this branch is created from it
     select * into p from gnomon.branch x where x.branch_name = parent for key share;
@@ -125,11 +121,16 @@ begin
           pg_current_xact_id());
   if scratch then
     insert into gnomon.scratch_alive values (id);
+    -- the first scratch branch: reads must look at the unlogged partitions from now on
+    if not exists (select 1 from gnomon.branch x where x.branch_id < 0 and x.branch_id <> id) then
+      perform gnomon.install_branch_objects(t.table_id) from gnomon.tracked_table t order by t.table_id;
+    end if;
   end if;
   return id;
 exception when unique_violation then
+  -- the name's unique index decides (no pre-check: its plan, cached per session, could go stale as branches pile up)
   raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
-    hint = 'Another transaction created it concurrently; choose another name.';
+    hint = 'Choose another name, or drop the existing branch first.';
 end $$;
 comment on function gnomon.branch_create(text, text, text, boolean) is
   'Creates a branch of main or of a branch, at now or at a coordinate, logged or scratch; a catalog row, O(1). Returns its id.';
@@ -168,6 +169,10 @@ begin
   end loop;
   delete from gnomon.scratch_alive where branch_id = any (ids);
   delete from gnomon.branch x where x.branch_id = any (ids);
+  -- the last scratch branch gone: reads skip the unlogged partitions again
+  if exists (select 1 from unnest(ids) i where i < 0) and not exists (select 1 from gnomon.branch x where x.branch_id < 0) then
+    perform gnomon.install_branch_objects(t.table_id) from gnomon.tracked_table t order by t.table_id;
+  end if;
   return array_length(ids, 1);
 end $$;
 comment on function gnomon.branch_drop(text, boolean) is
@@ -259,7 +264,7 @@ comment on function gnomon.branch_use(text, boolean) is
 
 -- The selected branch (GN054 when none, GN050 when it was dropped, GN053 when a crash emptied it).
 create or replace function gnomon.current_branch() returns gnomon.branch
-language plpgsql stable as $$
+language plpgsql stable set plan_cache_mode = force_custom_plan as $$
 declare
   s text := current_setting('gnomon.branch', true);
   b gnomon.branch;
@@ -353,7 +358,7 @@ declare
   tab text; hist text; bt name; bh name; bschema name; vname text;
   cols text; keys text; bcols text; hcols_def text;
   at_body text; trg_body text; diff_body text;
-  s_cols text; l_cols text; ret_cols text; x_cols text; h_cols text; b_cols text;
+  s_cols text; l_cols text; ret_cols text; bf_cols text; beq_m text; xeq_h text; rb name; rh name; x_cols text; h_cols text; b_cols text;
   beq_l text; beq_x text; heq_b text; xeq_l text; keys_b text; keys_x text; keys_s text;
   old_cols text; new_cols text; cur_cols text; old_keys text; new_keys text; ceq_old text; ceq_new text; aeq_new text;
   set_new text; set_del text; key_changed text; key_json text;
@@ -384,8 +389,13 @@ begin
                     filter (where not (x->>'name') = any (tt.key_columns)), '')
     into cols, hcols_def, s_cols, l_cols, x_cols, h_cols, b_cols, old_cols, new_cols, cur_cols, set_new, set_del
     from jsonb_array_elements(tt.columns) x;
-  select string_agg(format('%I %s', x->>'name', x->>'type'), ', ' order by (x->>'attnum')::int) into ret_cols
+  select string_agg(format('%I %s', x->>'name', x->>'type'), ', ' order by (x->>'attnum')::int),
+         string_agg(case when (x->>'name') = any (tt.key_columns) then format('b.%I', x->>'name')
+                         else format('case when f.f then h.%1$I else b.%1$I end as %1$I', x->>'name') end, ', ' order by (x->>'attnum')::int)
+    into ret_cols, bf_cols
     from jsonb_array_elements(tt.columns) x;
+  select string_agg(format('b.%1$I = m.%1$I', k), ' and '), string_agg(format('x.%1$I = h.%1$I', k), ' and ')
+    into beq_m, xeq_h from unnest(tt.key_columns) k;
   select string_agg(format('%I', k), ', ' order by o),
          string_agg(format('b.%1$I = l.%1$I', k), ' and ' order by o),
          string_agg(format('b.%1$I = h.%1$I', k), ' and ' order by o),
@@ -407,7 +417,9 @@ begin
   -- the branch tables, created once (gnomon.follow_table_change adds columns to them)
   if to_regclass(format('gnomon_t.%I', bt)) is null then
     execute format('create table gnomon_t.%I (g_branch integer not null, g_del boolean not null, g_xid xid8 not null, '
-                   'g_cxid xid8 not null, %s, primary key (g_branch, %s)) partition by range (g_branch)', bt, hcols_def, keys);
+                   'g_cxid xid8 not null, %s, primary key (%s, g_branch)) partition by range (g_branch)', bt, hcols_def, keys);
+    -- reads probe a key across the levels of a chain (the primary key, key first); drops and diffs scan a branch
+    execute format('create index on gnomon_t.%I (g_branch)', bt);
     execute format('create table gnomon_t.%I partition of gnomon_t.%I for values from (1) to (maxvalue)', gnomon.object_name(bt, '_l'), bt);
     execute format('create unlogged table gnomon_t.%I partition of gnomon_t.%I for values from (minvalue) to (0)', gnomon.object_name(bt, '_s'), bt);
     execute format('comment on table gnomon_t.%I is %L', bt,
@@ -416,7 +428,8 @@ begin
                    'g_op "char" not null, g_del boolean, %s) partition by range (g_branch)', bh, hcols_def);
     execute format('create table gnomon_t.%I partition of gnomon_t.%I for values from (1) to (maxvalue)', gnomon.object_name(bh, '_l'), bh);
     execute format('create unlogged table gnomon_t.%I partition of gnomon_t.%I for values from (minvalue) to (0)', gnomon.object_name(bh, '_s'), bh);
-    execute format('create index on gnomon_t.%I (g_branch, %s, g_vid)', bh, keys);
+    execute format('create index on gnomon_t.%I (%s, g_branch, g_vid)', bh, keys);
+    execute format('create index on gnomon_t.%I (g_branch)', bh);
     execute format('comment on table gnomon_t.%I is %L', bh,
                    format('History of the branch rows of %s: the image from before each write. Written by the branch views.', tab));
     -- constraints that hold on branches at write time: NOT NULL and CHECK (a tombstone is exempt)
@@ -435,54 +448,69 @@ begin
   -- The table at a point: per key, the state at the nearest branch level that held the key at that level's
   -- snapshot (the live branch row when the snapshot saw its last write, else the image from before the first
   -- write it did not see); keys no level held read main as of the point's main snapshot, like an as-of read.
+  -- Reads go to the logged partitions only while no scratch branch exists (gnomon.branch_create and branch_drop
+  -- reinstall when the first scratch branch comes or the last one goes): fewer relations in every branch read.
+  if exists (select 1 from gnomon.branch x where x.branch_id < 0) then
+    rb := bt; rh := bh;
+  else
+    rb := gnomon.object_name(bt, '_l'); rh := gnomon.object_name(bh, '_l');
+  end if;
   at_body := format($b$
   with r as materialized (
     select (s.q).chain as chain, (s.q).snaps as snaps, (s.q).main_snap as msnap, pg_snapshot_xmin((s.q).main_snap) as mlo
-      from (select p as q offset 0) s
+      from %%SRC%% s
      where (s.q).main_snap is null or pg_visible_in_snapshot(%1$L::xid8, (s.q).main_snap) or gnomon.point_too_old(%2$s, s.q)
   ), lv as materialized (
     select u.id, u.snap, u.lvl from r cross join lateral unnest(r.chain, r.snaps) with ordinality u(id, snap, lvl)
   )
   select %3$s from (
-    select distinct on (%4$s) s.*
-      from (select lv.lvl as g_lvl, b.g_del, %5$s
-              from lv join gnomon_t.%6$I b on b.g_branch = lv.id
-             where lv.snap is null or pg_visible_in_snapshot(b.g_xid, lv.snap)
-            union all
-            select lv.lvl, h.g_del, %7$s
-              from lv join gnomon_t.%6$I b on b.g_branch = lv.id
-             cross join lateral (select h.* from gnomon_t.%8$I h
-                                  where h.g_branch = b.g_branch and %9$s and h.g_xid >= pg_snapshot_xmin(lv.snap)
-                                    and not pg_visible_in_snapshot(h.g_xid, lv.snap)
-                                  order by h.g_vid limit 1) h
-             where lv.snap is not null and pg_visible_in_snapshot(b.g_cxid, lv.snap)
-               and not pg_visible_in_snapshot(b.g_xid, lv.snap)) s
-     order by %4$s, s.g_lvl) s
+    select case when f.f then h.g_del else b.g_del end as g_del, %5$s
+      from lv join gnomon_t.%6$I b on b.g_branch = lv.id
+     cross join lateral (select lv.snap is not null and not pg_visible_in_snapshot(b.g_xid, lv.snap) as f) f
+      left join lateral (select h.* from gnomon_t.%7$I h
+                          where f.f and h.g_branch = b.g_branch and %8$s and h.g_xid >= pg_snapshot_xmin(lv.snap)
+                            and not pg_visible_in_snapshot(h.g_xid, lv.snap)
+                          order by h.g_vid limit 1) h on true
+     where (lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap))
+       -- the nearest level that held the key wins
+       and not exists (select 1 from lv n join gnomon_t.%6$I nb on nb.g_branch = n.id
+                        where n.lvl < lv.lvl and %16$s and (n.snap is null or pg_visible_in_snapshot(nb.g_cxid, n.snap)))) s
    where not s.g_del
   union all
-  select %10$s from %11$s l
-   where ((select r.msnap from r) is null
-          or not exists (select 1 from %12$s x where %13$s and x.g_xid >= (select r.mlo from r)
-                          and not pg_visible_in_snapshot(x.g_xid, (select r.msnap from r))))
-     and not exists (select 1 from lv join gnomon_t.%6$I b on b.g_branch = lv.id
-                      where %14$s and (lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap)))
-  union all
-  select %15$s from (
-    select distinct on (%16$s) x.*
-      from %12$s x
-     where (select r.msnap from r) is not null and x.g_xid >= (select r.mlo from r)
-       and not pg_visible_in_snapshot(x.g_xid, (select r.msnap from r))
-     order by %16$s, x.g_vid) h
-   where h.g_op <> 'I'
-     and not exists (select 1 from lv join gnomon_t.%6$I b on b.g_branch = lv.id
-                      where %17$s and (lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap)))
-$b$, tt.track_xid::text, tt.table_id, s_cols, keys_s, b_cols, bt, h_cols, bh, heq_b,
-     l_cols, tab, hist, xeq_l, beq_l, x_cols, keys_x, beq_x);
+  select m.* from (
+    select %9$s from %10$s l
+     where (select r.msnap from r) is null
+        or not exists (select 1 from %11$s x where %12$s and x.g_xid >= (select r.mlo from r)
+                        and not pg_visible_in_snapshot(x.g_xid, (select r.msnap from r)))
+    union all
+    -- a changed key: the image from before its first version the main snapshot does not see
+    select %13$s from %11$s h
+     where (select r.msnap from r) is not null and h.g_xid >= (select r.mlo from r)
+       and not pg_visible_in_snapshot(h.g_xid, (select r.msnap from r)) and h.g_op <> 'I'
+       and not exists (select 1 from %11$s x where %14$s and x.g_vid < h.g_vid and x.g_xid >= (select r.mlo from r)
+                        and not pg_visible_in_snapshot(x.g_xid, (select r.msnap from r)))) m
+   where not exists (select 1 from lv join gnomon_t.%6$I b on b.g_branch = lv.id
+                      where %15$s and (lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap)))
+$b$, tt.track_xid::text, tt.table_id, s_cols, keys_s, bf_cols, rb, rh, heq_b,
+     l_cols, tab, hist, xeq_l, x_cols, xeq_h, beq_m,
+     (select string_agg(format('nb.%1$I = b.%1$I', k), ' and ') from unnest(tt.key_columns) k));
   -- it returns the table's columns, not its row type: the branch view then does not depend on the table, so a
   -- refused schema change reaches the DDL guard (GN006) instead of failing on the view
-  execute format('drop function if exists gnomon_t.%I(gnomon.point) cascade', gnomon.object_name(tt.base_name, '_at'));
-  execute format('create function gnomon_t.%I(p gnomon.point) returns table (%s) language sql stable as %L',
-                 gnomon.object_name(tt.base_name, '_at'), ret_cols, at_body);
+  -- a changed column list (ADD COLUMN) changes the return type: then drop and recreate (the view is recreated below)
+  if exists (select 1 from pg_proc f where f.oid = to_regprocedure(format('gnomon_t.%I(gnomon.point)', gnomon.object_name(tt.base_name, '_at')))
+              and pg_get_function_result(f.oid) <> format('TABLE(%s)', ret_cols)) then
+    execute format('drop function gnomon_t.%I(gnomon.point) cascade', gnomon.object_name(tt.base_name, '_at'));
+    execute format('drop function if exists gnomon_t.%I() cascade', gnomon.object_name(tt.base_name, '_cur'));
+  end if;
+  execute format('create or replace function gnomon_t.%I(p gnomon.point) returns table (%s) language sql stable as %L',
+                 gnomon.object_name(tt.base_name, '_at'), ret_cols, replace(at_body, '%SRC%', '(select p as q offset 0)'));
+  -- the selected branch now: its point straight from the catalog (one probe) when every level is logged, else
+  -- through gnomon.current_point(), which checks scratch levels and raises GN054, GN050 or GN053
+  execute format('create or replace function gnomon_t.%I() returns table (%s) language sql stable as %L',
+                 gnomon.object_name(tt.base_name, '_cur'), ret_cols,
+                 replace(at_body, '%SRC%', '(select coalesce((select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.branch b '
+                                          'where b.branch_id = nullif(current_setting(''gnomon.branch'', true), '''')::integer '
+                                          'and 0 < all (b.chain)), gnomon.current_point()) as q offset 0)'));
   execute format('comment on function gnomon_t.%I(gnomon.point) is %L', gnomon.object_name(tt.base_name, '_at'),
                  format('Rows of %s at a point: main or a branch, now or as of a coordinate (gnomon.point(branch, coordinate)). Generated by gnomon.track().', tab));
 
@@ -511,7 +539,7 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_s, b_cols, bt, h_cols, bh, he
     from (select jsonb_build_object(%5$s) as key,
                  (select to_jsonb(o) from gnomon_t.%6$I(a) o where %7$s) as old,
                  (select to_jsonb(o) from gnomon_t.%6$I(b) o where %7$s) as new
-            from k) d
+            from k offset 0) d
    where d.old is distinct from d.new
 $b$, keys_b, bt, keys_x, hist, key_json, gnomon.object_name(tt.base_name, '_at'),
      (select string_agg(format('o.%1$I = k.%1$I', kk), ' and ' order by o) from unnest(tt.key_columns) with ordinality u(kk, o)));
@@ -604,8 +632,7 @@ end $b$, bt, coalesce(key_changed, 'false'), ceq_old, cur_cols, old_cols, tab, b
   -- The branch view: the table on the selected branch, with the table's column defaults.
   execute format('create schema if not exists %I', bschema);
   execute format('grant usage on schema %I to public', bschema);
-  execute format('drop view if exists %s', vname);
-  execute format('create view %s as select * from gnomon_t.%I(gnomon.current_point())', vname, gnomon.object_name(tt.base_name, '_at'));
+  execute format('create or replace view %s as select * from gnomon_t.%I()', vname, gnomon.object_name(tt.base_name, '_cur'));
   execute format('comment on view %s is %L', vname,
                  format('%s on the branch selected by gnomon.branch_use(): read and write it like the table. Generated by gnomon.track().', tab));
   for d in select a.attname, a.attidentity, pg_get_expr(ad.adbin, ad.adrelid) as def
@@ -614,6 +641,7 @@ end $b$, bt, coalesce(key_changed, 'false'), ceq_old, cur_cols, old_cols, tab, b
     execute format('alter view %s alter column %I set default %s', vname, d.attname,
                    case when d.attidentity <> '' then format('nextval(%L::regclass)', pg_get_serial_sequence(tab, d.attname)) else d.def end);
   end loop;
+  execute format('drop trigger if exists gnomon_branch_write on %s', vname);
   execute format('create trigger gnomon_branch_write instead of insert or update or delete on %s '
                  'for each row execute function gnomon_t.%I()', vname, gnomon.object_name(tt.base_name, '_bwrite'));
   -- who may read or write the table may do so on branches (the view reads and writes with its owner's rights)
@@ -640,6 +668,7 @@ begin
   execute format('drop function if exists gnomon_t.%I()', gnomon.object_name(tt.base_name, '_bwrite'));
   execute format('drop function if exists gnomon_t.%I(gnomon.point, gnomon.point)', gnomon.object_name(tt.base_name, '_diff'));
   execute format('drop function if exists gnomon_t.%I(gnomon.point)', gnomon.object_name(tt.base_name, '_at'));
+  execute format('drop function if exists gnomon_t.%I()', gnomon.object_name(tt.base_name, '_cur'));
   if drop_rows then
     execute format('drop table if exists gnomon_t.%I', gnomon.object_name(tt.base_name, '_b'));
     execute format('drop table if exists gnomon_t.%I', gnomon.object_name(tt.base_name, '_bh'));
