@@ -26,6 +26,7 @@ drop function if exists gnomon.merge_counter(smallint, smallint, smallint);
 drop function if exists gnomon.merge_counter(integer, integer, integer);
 drop function if exists gnomon.merge_counter(bigint, bigint, bigint);
 drop function if exists gnomon.merge_counter(numeric, numeric, numeric, integer, integer);
+drop function if exists gnomon.merge_counter_exact(numeric, numeric, numeric, text, numeric, numeric, integer, integer);
 drop function if exists gnomon.merge_max(anycompatible, anycompatible, anycompatible);
 drop function if exists gnomon.merge_min(anycompatible, anycompatible, anycompatible);
 drop function if exists gnomon.merge_union(anycompatiblearray, anycompatiblearray, anycompatiblearray);
@@ -78,22 +79,25 @@ comment on function gnomon.merge_theirs(anycompatible, anycompatible, anycompati
   'Merge strategy theirs: a change on both sides takes the source''s value.';
 
 -- counter: base + (ours - base) + (theirs - base), exact (in numeric, so no intermediate step overflows). A NULL base
--- counts as 0; NULL on a side is a conflict. For integers the result must lie in [lo, hi]; for numeric(precision,
--- scale) it must have at most scale decimal places (more would be rounded) and at most precision - scale digits
--- before the point. precision NULL: unconstrained numeric. NaN or an infinity (which the Java reference cannot hold)
--- makes the result NaN or infinite, which is a conflict too.
-create or replace function gnomon.merge_counter_exact(base numeric, ours numeric, theirs numeric, type_name text,
-                                                      lo numeric, hi numeric, numeric_precision integer,
-                                                      numeric_scale integer,
-                                                      out value numeric, out conflict text)
+-- counts as 0; NULL on a side is a conflict. A smallint, integer or bigint result must lie in the type's range; a
+-- numeric(precision, scale) one must have at most scale decimal places (more would be rounded) and at most
+-- precision - scale digits before the point (precision NULL: unconstrained numeric). NaN or an infinity (which the
+-- Java reference cannot hold) makes the result NaN or infinite, which is a conflict too. One polymorphic function,
+-- not one per type, so that every caller and the generated jOOQ classes see a single gnomon.merge_counter.
+create or replace function gnomon.merge_counter_resolve(base anycompatible, ours anycompatible, theirs anycompatible,
+                                                        numeric_precision integer, numeric_scale integer,
+                                                        out value anycompatible, out conflict text)
 language plpgsql immutable parallel safe as $$
 declare
-  b numeric := coalesce(base, 0);
+  kind regtype := pg_typeof(ours);
+  type_name text;
+  lo numeric;
+  hi numeric;
+  b numeric := coalesce(base::numeric, 0);
+  o numeric := ours::numeric;
+  t numeric := theirs::numeric;
   r numeric;
 begin
-  if numeric_precision is not null then
-    type_name := format('numeric(%s,%s)', numeric_precision, numeric_scale);
-  end if;
   if ours is not distinct from theirs or theirs is not distinct from base then
     value := ours; return;
   elsif ours is not distinct from base then
@@ -105,13 +109,20 @@ begin
                 || ' set the column to NULL, which a counter cannot add';
     return;
   end if;
-  r := ours + theirs - b;
+  case kind
+    when 'smallint'::regtype then type_name := 'int2'; lo := -32768; hi := 32767;
+    when 'integer'::regtype then type_name := 'int4'; lo := -2147483648; hi := 2147483647;
+    when 'bigint'::regtype then type_name := 'int8'; lo := -9223372036854775808; hi := 9223372036854775807;
+    else type_name := case when numeric_precision is null then 'numeric'
+                           else format('numeric(%s,%s)', numeric_precision, numeric_scale) end;
+  end case;
+  r := o + t - b;
   if lo is not null then
     if r between lo and hi then
       value := r;
     else
       conflict := format('counter: %s + (%s − %s) + (%s − %s) = %s is outside the range of %s [%s, %s]',
-                         b, ours, b, theirs, b, r, type_name, lo, hi);
+                         b, o, b, t, b, r, type_name, lo, hi);
     end if;
   elsif r in ('NaN', 'Infinity', '-Infinity') then
     conflict := format('counter: the result %s is not a finite number', r);
@@ -127,44 +138,8 @@ begin
     value := round(r, numeric_scale);
   end if;
 end $$;
-comment on function gnomon.merge_counter_exact(numeric, numeric, numeric, text, numeric, numeric, integer, integer) is
-  'Internal: the counter strategy computed in numeric, for gnomon.merge_counter.';
-
-create or replace function gnomon.merge_counter(base smallint, ours smallint, theirs smallint)
-returns table (value smallint, conflict text)
-language sql immutable parallel safe as $$
-  select case when r.twice then s.value::smallint else r.value end, s.conflict
-  from (select case when ours is not distinct from theirs or theirs is not distinct from base then ours
-                    when ours is not distinct from base then theirs end as value,
-               ours is distinct from theirs and ours is distinct from base and theirs is distinct from base as twice) r
-  left join lateral (select m.value, m.conflict
-                     from gnomon.merge_counter_exact(base, ours, theirs, 'int2', -32768, 32767, null, null) m
-                     where r.twice offset 0) s on true
-$$;
-
-create or replace function gnomon.merge_counter(base integer, ours integer, theirs integer)
-returns table (value integer, conflict text)
-language sql immutable parallel safe as $$
-  select case when r.twice then s.value::integer else r.value end, s.conflict
-  from (select case when ours is not distinct from theirs or theirs is not distinct from base then ours
-                    when ours is not distinct from base then theirs end as value,
-               ours is distinct from theirs and ours is distinct from base and theirs is distinct from base as twice) r
-  left join lateral (select m.value, m.conflict
-                     from gnomon.merge_counter_exact(base, ours, theirs, 'int4', -2147483648, 2147483647, null, null) m
-                     where r.twice offset 0) s on true
-$$;
-
-create or replace function gnomon.merge_counter(base bigint, ours bigint, theirs bigint)
-returns table (value bigint, conflict text)
-language sql immutable parallel safe as $$
-  select case when r.twice then s.value::bigint else r.value end, s.conflict
-  from (select case when ours is not distinct from theirs or theirs is not distinct from base then ours
-                    when ours is not distinct from base then theirs end as value,
-               ours is distinct from theirs and ours is distinct from base and theirs is distinct from base as twice) r
-  left join lateral (select m.value, m.conflict
-                     from gnomon.merge_counter_exact(base, ours, theirs, 'int8', -9223372036854775808, 9223372036854775807, null, null) m
-                     where r.twice offset 0) s on true
-$$;
+comment on function gnomon.merge_counter_resolve(anycompatible, anycompatible, anycompatible, integer, integer) is
+  'Internal: the counter strategy for a column both sides changed, computed in numeric, behind gnomon.merge_counter.';
 
 create or replace function gnomon.merge_counter_typmod(numeric_precision integer, numeric_scale integer)
 returns boolean
@@ -183,27 +158,21 @@ end $$;
 comment on function gnomon.merge_counter_typmod(integer, integer) is
   'Internal: checks the precision and scale given to gnomon.merge_counter (GN021), else true.';
 
-create or replace function gnomon.merge_counter(base numeric, ours numeric, theirs numeric,
+create or replace function gnomon.merge_counter(base anycompatible, ours anycompatible, theirs anycompatible,
                                                 numeric_precision integer default null, numeric_scale integer default 0)
-returns table (value numeric, conflict text)
+returns table (value anycompatible, conflict text)
 language sql immutable parallel safe as $$
   select case when r.twice then s.value else r.value end, s.conflict
   from (select case when ours is not distinct from theirs or theirs is not distinct from base then ours
                     when ours is not distinct from base then theirs end as value,
                ours is distinct from theirs and ours is distinct from base and theirs is distinct from base as twice) r
   left join lateral (select m.value, m.conflict
-                     from gnomon.merge_counter_exact(base, ours, theirs, 'numeric', null, null, numeric_precision, numeric_scale) m
+                     from gnomon.merge_counter_resolve(base, ours, theirs, numeric_precision, numeric_scale) m
                      where r.twice offset 0) s on true
   where gnomon.merge_counter_typmod(numeric_precision, numeric_scale)
 $$;
-comment on function gnomon.merge_counter(smallint, smallint, smallint) is
-  'Merge strategy counter for smallint: base + (ours - base) + (theirs - base); out of range is a conflict.';
-comment on function gnomon.merge_counter(integer, integer, integer) is
-  'Merge strategy counter for integer: base + (ours - base) + (theirs - base); out of range is a conflict.';
-comment on function gnomon.merge_counter(bigint, bigint, bigint) is
-  'Merge strategy counter for bigint: base + (ours - base) + (theirs - base); out of range is a conflict.';
-comment on function gnomon.merge_counter(numeric, numeric, numeric, integer, integer) is
-  'Merge strategy counter for numeric(precision, scale): base + (ours - base) + (theirs - base); a result the type would round or overflow is a conflict.';
+comment on function gnomon.merge_counter(anycompatible, anycompatible, anycompatible, integer, integer) is
+  'Merge strategy counter for smallint, integer, bigint and numeric(precision, scale): base + (ours - base) + (theirs - base); a result out of the type''s range, or one numeric(p,s) would round, is a conflict.';
 
 -- max and min: the larger (smaller) of ours and theirs; NULL loses, like greatest/least. text and varchar compare in
 -- the "C" collation (code point order), every other type by its default ordering; on a tie ours is kept.

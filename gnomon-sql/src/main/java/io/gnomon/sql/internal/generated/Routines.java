@@ -36,7 +36,7 @@ import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.Merge;
 import io.gnomon.sql.internal.generated.routines.MergeApply;
 import io.gnomon.sql.internal.generated.routines.MergeBase;
-import io.gnomon.sql.internal.generated.routines.MergeCounterExact;
+import io.gnomon.sql.internal.generated.routines.MergeCounterResolve;
 import io.gnomon.sql.internal.generated.routines.MergeCounterTypmod;
 import io.gnomon.sql.internal.generated.routines.MergeCustomResolve;
 import io.gnomon.sql.internal.generated.routines.MergeExtreme;
@@ -108,7 +108,6 @@ import io.gnomon.sql.internal.generated.tables.records.MergeUnionRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
-import java.math.BigDecimal;
 import java.time.OffsetDateTime;
 
 import org.jooq.Configuration;
@@ -1083,26 +1082,26 @@ public class Routines {
     }
 
     /**
-     * Call <code>gnomon.merge_counter_exact</code>
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
      */
-    public static MergeCounterExact mergeCounterExact(
+    @Deprecated
+    public static MergeCounterResolve mergeCounterResolve(
           Configuration configuration
-        , BigDecimal base
-        , BigDecimal ours
-        , BigDecimal theirs
-        , String typeName
-        , BigDecimal lo
-        , BigDecimal hi
+        , Object base
+        , Object ours
+        , Object theirs
         , Integer numericPrecision
         , Integer numericScale
     ) {
-        MergeCounterExact p = new MergeCounterExact();
+        MergeCounterResolve p = new MergeCounterResolve();
         p.setBase(base);
         p.setOurs(ours);
         p.setTheirs(theirs);
-        p.setTypeName(typeName);
-        p.setLo(lo);
-        p.setHi(hi);
         p.setNumericPrecision(numericPrecision);
         p.setNumericScale(numericScale);
 
@@ -2438,13 +2437,19 @@ public class Routines {
     }
 
     /**
-     * Call <code>gnomon.merge_counter</code>.
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
      */
+    @Deprecated
     public static Result<MergeCounterRecord> mergeCounter(
           Configuration configuration
-        , BigDecimal base
-        , BigDecimal ours
-        , BigDecimal theirs
+        , Object base
+        , Object ours
+        , Object theirs
         , Integer numericPrecision
         , Integer numericScale
     ) {
@@ -2458,12 +2463,18 @@ public class Routines {
     }
 
     /**
-     * Get <code>gnomon.merge_counter</code> as a table.
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
      */
+    @Deprecated
     public static MergeCounter mergeCounter(
-          BigDecimal base
-        , BigDecimal ours
-        , BigDecimal theirs
+          Object base
+        , Object ours
+        , Object theirs
         , Integer numericPrecision
         , Integer numericScale
     ) {
@@ -2477,12 +2488,18 @@ public class Routines {
     }
 
     /**
-     * Get <code>gnomon.merge_counter</code> as a table.
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
      */
+    @Deprecated
     public static MergeCounter mergeCounter(
-          Field<BigDecimal> base
-        , Field<BigDecimal> ours
-        , Field<BigDecimal> theirs
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
         , Field<Integer> numericPrecision
         , Field<Integer> numericScale
     ) {

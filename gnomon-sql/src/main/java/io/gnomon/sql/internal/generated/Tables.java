@@ -52,8 +52,6 @@ import io.gnomon.sql.internal.generated.tables.records.MergeTheirsRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeUnionRecord;
 import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
-import java.math.BigDecimal;
-
 import org.jooq.Configuration;
 import org.jooq.Field;
 import org.jooq.JSONB;
@@ -368,19 +366,26 @@ public class Tables {
     }
 
     /**
-     * base numeric, ours numeric, theirs numeric, numeric_precision integer
-     * DEFAULT NULL::integer, numeric_scale integer DEFAULT 0
+     * base anycompatible, ours anycompatible, theirs anycompatible,
+     * numeric_precision integer DEFAULT NULL::integer, numeric_scale integer
+     * DEFAULT 0
      */
     public static final MergeCounter MERGE_COUNTER = MergeCounter.MERGE_COUNTER;
 
     /**
-     * Call <code>gnomon.merge_counter</code>.
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
      */
+    @Deprecated
     public static Result<MergeCounterRecord> MERGE_COUNTER(
           Configuration configuration
-        , BigDecimal base
-        , BigDecimal ours
-        , BigDecimal theirs
+        , Object base
+        , Object ours
+        , Object theirs
         , Integer numericPrecision
         , Integer numericScale
     ) {
@@ -394,12 +399,18 @@ public class Tables {
     }
 
     /**
-     * Get <code>gnomon.merge_counter</code> as a table.
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
      */
+    @Deprecated
     public static MergeCounter MERGE_COUNTER(
-          BigDecimal base
-        , BigDecimal ours
-        , BigDecimal theirs
+          Object base
+        , Object ours
+        , Object theirs
         , Integer numericPrecision
         , Integer numericScale
     ) {
@@ -413,12 +424,18 @@ public class Tables {
     }
 
     /**
-     * Get <code>gnomon.merge_counter</code> as a table.
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
      */
+    @Deprecated
     public static MergeCounter MERGE_COUNTER(
-          Field<BigDecimal> base
-        , Field<BigDecimal> ours
-        , Field<BigDecimal> theirs
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
         , Field<Integer> numericPrecision
         , Field<Integer> numericScale
     ) {

@@ -7,8 +7,6 @@ package io.gnomon.sql.internal.generated.tables;
 import io.gnomon.sql.internal.generated.Gnomon;
 import io.gnomon.sql.internal.generated.tables.records.MergeCounterRecord;
 
-import java.math.BigDecimal;
-
 import org.jooq.Condition;
 import org.jooq.Field;
 import org.jooq.Name;
@@ -17,13 +15,15 @@ import org.jooq.Table;
 import org.jooq.TableField;
 import org.jooq.TableOptions;
 import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultDataType;
 import org.jooq.impl.SQLDataType;
 import org.jooq.impl.TableImpl;
 
 
 /**
- * base numeric, ours numeric, theirs numeric, numeric_precision integer DEFAULT
- * NULL::integer, numeric_scale integer DEFAULT 0
+ * base anycompatible, ours anycompatible, theirs anycompatible,
+ * numeric_precision integer DEFAULT NULL::integer, numeric_scale integer
+ * DEFAULT 0
  */
 @SuppressWarnings({ "all", "unchecked", "rawtypes" })
 public class MergeCounter extends TableImpl<MergeCounterRecord> {
@@ -44,9 +44,15 @@ public class MergeCounter extends TableImpl<MergeCounterRecord> {
     }
 
     /**
-     * The column <code>gnomon.merge_counter.value</code>.
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
      */
-    public final TableField<MergeCounterRecord, BigDecimal> VALUE = createField(DSL.name("value"), SQLDataType.NUMERIC, this, "");
+    @Deprecated
+    public final TableField<MergeCounterRecord, Object> VALUE = createField(DSL.name("value"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"anycompatible\""), this, "");
 
     /**
      * The column <code>gnomon.merge_counter.conflict</code>.
@@ -55,9 +61,9 @@ public class MergeCounter extends TableImpl<MergeCounterRecord> {
 
     private MergeCounter(Name alias, Table<MergeCounterRecord> aliased) {
         this(alias, aliased, new Field[] {
-            DSL.val(null, SQLDataType.NUMERIC),
-            DSL.val(null, SQLDataType.NUMERIC),
-            DSL.val(null, SQLDataType.NUMERIC),
+            DSL.val(null, DefaultDataType.getDefaultDataType("\"pg_catalog\".\"anycompatible\"")),
+            DSL.val(null, DefaultDataType.getDefaultDataType("\"pg_catalog\".\"anycompatible\"")),
+            DSL.val(null, DefaultDataType.getDefaultDataType("\"pg_catalog\".\"anycompatible\"")),
             DSL.val(null, SQLDataType.INTEGER.defaultValue(DSL.field(DSL.raw("NULL::integer"), SQLDataType.INTEGER))),
             DSL.val(null, SQLDataType.INTEGER.defaultValue(DSL.field(DSL.raw("0"), SQLDataType.INTEGER)))
         });
@@ -68,7 +74,7 @@ public class MergeCounter extends TableImpl<MergeCounterRecord> {
     }
 
     private MergeCounter(Name alias, Table<MergeCounterRecord> aliased, Field<?>[] parameters, Condition where) {
-        super(alias, null, aliased, parameters, DSL.comment("base numeric, ours numeric, theirs numeric, numeric_precision integer DEFAULT NULL::integer, numeric_scale integer DEFAULT 0"), TableOptions.function(), where);
+        super(alias, null, aliased, parameters, DSL.comment("base anycompatible, ours anycompatible, theirs anycompatible, numeric_precision integer DEFAULT NULL::integer, numeric_scale integer DEFAULT 0"), TableOptions.function(), where);
     }
 
     /**
@@ -140,16 +146,16 @@ public class MergeCounter extends TableImpl<MergeCounterRecord> {
      * Call this table-valued function
      */
     public MergeCounter call(
-          BigDecimal base
-        , BigDecimal ours
-        , BigDecimal theirs
+          Object base
+        , Object ours
+        , Object theirs
         , Integer numericPrecision
         , Integer numericScale
     ) {
         MergeCounter result = new MergeCounter(DSL.name("merge_counter"), null, new Field[] {
-            DSL.val(base, SQLDataType.NUMERIC),
-            DSL.val(ours, SQLDataType.NUMERIC),
-            DSL.val(theirs, SQLDataType.NUMERIC),
+            DSL.val(base, DefaultDataType.getDefaultDataType("\"pg_catalog\".\"anycompatible\"")),
+            DSL.val(ours, DefaultDataType.getDefaultDataType("\"pg_catalog\".\"anycompatible\"")),
+            DSL.val(theirs, DefaultDataType.getDefaultDataType("\"pg_catalog\".\"anycompatible\"")),
             DSL.val(numericPrecision, SQLDataType.INTEGER.defaultValue(DSL.field(DSL.raw("NULL::integer"), SQLDataType.INTEGER))),
             DSL.val(numericScale, SQLDataType.INTEGER.defaultValue(DSL.field(DSL.raw("0"), SQLDataType.INTEGER)))
         });
@@ -161,9 +167,9 @@ public class MergeCounter extends TableImpl<MergeCounterRecord> {
      * Call this table-valued function
      */
     public MergeCounter call(
-          Field<BigDecimal> base
-        , Field<BigDecimal> ours
-        , Field<BigDecimal> theirs
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
         , Field<Integer> numericPrecision
         , Field<Integer> numericScale
     ) {

@@ -6,14 +6,13 @@ package io.gnomon.sql.internal.generated.tables.records;
 
 import io.gnomon.sql.internal.generated.tables.MergeCounter;
 
-import java.math.BigDecimal;
-
 import org.jooq.impl.TableRecordImpl;
 
 
 /**
- * base numeric, ours numeric, theirs numeric, numeric_precision integer DEFAULT
- * NULL::integer, numeric_scale integer DEFAULT 0
+ * base anycompatible, ours anycompatible, theirs anycompatible,
+ * numeric_precision integer DEFAULT NULL::integer, numeric_scale integer
+ * DEFAULT 0
  */
 @SuppressWarnings({ "all", "unchecked", "rawtypes" })
 public class MergeCounterRecord extends TableRecordImpl<MergeCounterRecord> {
@@ -21,17 +20,29 @@ public class MergeCounterRecord extends TableRecordImpl<MergeCounterRecord> {
     private static final long serialVersionUID = 1L;
 
     /**
-     * Setter for <code>gnomon.merge_counter.value</code>.
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
      */
-    public void setValue(BigDecimal value) {
+    @Deprecated
+    public void setValue(Object value) {
         set(0, value);
     }
 
     /**
-     * Getter for <code>gnomon.merge_counter.value</code>.
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
      */
-    public BigDecimal getValue() {
-        return (BigDecimal) get(0);
+    @Deprecated
+    public Object getValue() {
+        return get(0);
     }
 
     /**
@@ -62,7 +73,7 @@ public class MergeCounterRecord extends TableRecordImpl<MergeCounterRecord> {
     /**
      * Create a detached, initialised MergeCounterRecord
      */
-    public MergeCounterRecord(BigDecimal value, String conflict) {
+    public MergeCounterRecord(Object value, String conflict) {
         super(MergeCounter.MERGE_COUNTER);
 
         setValue(value);
