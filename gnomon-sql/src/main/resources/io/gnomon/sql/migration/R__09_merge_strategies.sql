@@ -11,7 +11,7 @@
 --
 -- The public functions are set-returning SQL functions of one row, which PostgreSQL inlines into the calling
 -- statement: the per-column rule becomes plain expressions of the statement, and the strategy's worker (an internal
--- PL/pgSQL function gnomon.merge_*_resolve, or merge_counter_exact, merge_extreme) runs only for rows whose column both
+-- PL/pgSQL function gnomon.merge_*_resolve, or gnomon.merge_extreme) runs only for rows whose column both
 -- sides changed, behind a one-time filter. Arguments are substituted where the body names them, so pass columns or
 -- cheap expressions (materialise expensive ones first, e.g. in a subquery with OFFSET 0).
 
