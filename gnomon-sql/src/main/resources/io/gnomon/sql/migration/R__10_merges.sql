@@ -280,7 +280,7 @@ begin
           from (select q.key, %1$s as r, %2$s as c
                   from (select p.key, p.o as oj, jsonb_populate_record(null::%3$s, p.b) as b, jsonb_populate_record(null::%3$s, p.o) as o,
                                jsonb_populate_record(null::%3$s, p.t) as t
-                          from pg_temp.gnomon_merge_plan p where p.table_id = $1 and p.action = 'merge') q %4$s) m
+                          from pg_temp.gnomon_merge_plan p where p.table_id = $1 and p.action = 'merge' offset 0) q %4$s) m
          where p.table_id = $1 and p.action = 'merge' and p.key = m.key$m$,
         array_to_string(r_parts, ' || '), case when n = 0 then '''{}''::jsonb' else array_to_string(c_parts, ' || ') end,
         tab, lateral_sql) using tt.table_id;
