@@ -481,9 +481,11 @@ begin
    where not s.g_del
   union all
   select m.* from (
+    -- (the null test inside the subquery: under an OR it became a hashed subplan, built once per statement even
+    -- when the point changes from row to row of a lateral call)
     select %9$s from %10$s l
-     where (select r.msnap from r) is null
-        or not exists (select 1 from %11$s x where %12$s and x.g_xid >= (select r.mlo from r)
+     where not exists (select 1 from %11$s x where %12$s and (select r.msnap from r) is not null
+                        and x.g_xid >= (select r.mlo from r)
                         and not pg_visible_in_snapshot(x.g_xid, (select r.msnap from r)))
     union all
     -- a changed key: the image from before its first version the main snapshot does not see
@@ -529,11 +531,15 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_s, bf_cols, rb, rh, heq_b,
        lb as materialized (select u.id, coalesce(u.snap, pg_current_snapshot())::text as snap
                              from pb cross join lateral unnest(pb.chain, pb.snaps) u(id, snap)),
        k as (
-         select %1$s from la join gnomon_t.%2$I b on b.g_branch = la.id
-          where not exists (select 1 from lb where lb.id = la.id and lb.snap = la.snap)
+         -- a level only one point reads: every key written on it; a level both read at different snapshots: the
+         -- keys whose last write one of them does not see (a row whose last write both see reads alike at both)
+         select %1$s from la join gnomon_t.%2$I b on b.g_branch = la.id left join lb on lb.id = la.id
+          where lb.id is null
+             or (lb.snap <> la.snap and not (pg_visible_in_snapshot(b.g_xid, la.snap::pg_snapshot)
+                                             and pg_visible_in_snapshot(b.g_xid, lb.snap::pg_snapshot)))
          union
          select %1$s from lb join gnomon_t.%2$I b on b.g_branch = lb.id
-          where not exists (select 1 from la where la.id = lb.id and la.snap = lb.snap)
+          where not exists (select 1 from la where la.id = lb.id)
          union
          select %3$s from %4$s x, pa, pb
           where x.g_xid >= least(pg_snapshot_xmin(pa.msnap), pg_snapshot_xmin(pb.msnap))
