@@ -2,10 +2,13 @@
 # Reproduces the figures in docs/performance.md: bench/run.sh [--quick] [GROUP...]
 #
 # Groups: write-read (tracked vs untracked pgbench_accounts, pgbench and server-side loops), jmh
-# (CoordinateBenchmark), experiments, and feed (the change feed vs PgQ and wal2json, which this script installs
-# from Debian when missing), and checker (./gnomon check: checked_ops_per_s, workload_tps_logging_on_vs_off). Without
-# groups, all of them; --quick runs short measurements for a smoke test
-# (write-read only unless groups are named) in about three minutes. Each group writes
+# (CoordinateBenchmark), experiments, feed (the change feed vs PgQ and wal2json, which this script installs
+# from Debian when missing), branches (reads and writes on branches vs main, depth 4 vs 1, creating a branch,
+# main with 100,000 open branches, catalog bytes per branch, diff on 2M vs 200k rows; about fifteen minutes),
+# merge (gnomon.merge of 50,000 rows vs a tracked UPDATE, with concurrent writers, into a branch, and the merge
+# fuzzer's rate), and checker (./gnomon check: checked_ops_per_s, workload_tps_logging_on_vs_off). Without groups,
+# all of them; --quick runs short measurements for a smoke test (write-read only unless groups are named) in about
+# three minutes. Each group writes
 # target/bench/GROUP.json (and GROUP.txt with plans and WAL breakdowns) under the repository root.
 #
 # Every measurement runs on a throwaway PostgreSQL cluster started by gnomon-testkit from the local server

@@ -2,10 +2,8 @@ package io.gnomon;
 
 import static io.gnomon.sql.internal.generated.Tables.TRACKED_TABLE;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gnomon.internal.Jdbc;
+import io.gnomon.internal.JsonText;
 import io.gnomon.internal.Ticker;
 import io.gnomon.sql.Catalog;
 import io.gnomon.sql.internal.generated.Routines;
@@ -292,26 +290,14 @@ public final class Gnomon implements AutoCloseable {
             ps.setString(5, to.coordinateText());
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
-                out.add(new DiffRow(rs.getString(1), json(rs.getString(2)), json(rs.getString(3)), json(rs.getString(4))));
+                out.add(new DiffRow(
+                    rs.getString(1), JsonText.parse(rs.getString(2)), JsonText.parse(rs.getString(3)), JsonText.parse(rs.getString(4))));
               }
             }
           }
           return out;
         });
   }
-
-  private static JsonNode json(String text) {
-    if (text == null) {
-      return null;
-    }
-    try {
-      return JSON.readTree(text);
-    } catch (JsonProcessingException e) {
-      throw Jdbc.failure("the database returned malformed JSON: " + text, e);
-    }
-  }
-
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Stops the ticker. The data source is the caller's and stays open. */
   @Override

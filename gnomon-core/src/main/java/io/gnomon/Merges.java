@@ -1,9 +1,8 @@
 package io.gnomon;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gnomon.internal.Jdbc;
+import io.gnomon.internal.JsonText;
 import io.gnomon.merge.DeleteRule;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,7 +27,6 @@ import java.util.Locale;
  * }</pre>
  */
 public final class Merges {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private final Gnomon gnomon;
 
   Merges(Gnomon gnomon) {
@@ -85,8 +83,8 @@ public final class Merges {
             ps.setString(2, target);
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
-                out.add(new MergeStep(rs.getString(1), json(rs.getString(2)), rs.getString(3), json(rs.getString(4)),
-                    json(rs.getString(5)), json(rs.getString(6))));
+                out.add(new MergeStep(rs.getString(1), JsonText.parse(rs.getString(2)), rs.getString(3), JsonText.parse(rs.getString(4)),
+                    JsonText.parse(rs.getString(5)), JsonText.parse(rs.getString(6))));
               }
             }
           } finally {
@@ -110,8 +108,8 @@ public final class Merges {
             ps.setLong(1, mergeId);
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
-                out.add(new MergeConflict(rs.getString(1), json(rs.getString(2)), rs.getString(3), rs.getString(4),
-                    json(rs.getString(5)), json(rs.getString(6)), json(rs.getString(7)), rs.getString(8), rs.getString(9)));
+                out.add(new MergeConflict(rs.getString(1), JsonText.parse(rs.getString(2)), rs.getString(3), rs.getString(4),
+                    JsonText.parse(rs.getString(5)), JsonText.parse(rs.getString(6)), JsonText.parse(rs.getString(7)), rs.getString(8), rs.getString(9)));
               }
             }
           }
@@ -189,16 +187,5 @@ public final class Merges {
           }
           return null;
         });
-  }
-
-  private static JsonNode json(String text) {
-    if (text == null) {
-      return null;
-    }
-    try {
-      return JSON.readTree(text);
-    } catch (JsonProcessingException e) {
-      throw Jdbc.failure("the database returned malformed JSON: " + text, e);
-    }
   }
 }

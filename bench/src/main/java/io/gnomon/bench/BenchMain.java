@@ -10,11 +10,11 @@ import java.util.Set;
 /**
  * Runs benchmark groups and writes each one's rows to {@code OUT/GROUP.json}, printing them as a
  * table. Usage: {@code BenchMain [--quick] [--out DIR] [GROUP...]}; groups are {@code write-read},
- * {@code jmh} and {@code experiments}. Without groups: all of them ({@code --quick}: {@code
- * write-read} only).
+ * {@code jmh}, {@code experiments}, {@code feed}, {@code branches}, {@code merge} and {@code checker}. Without groups: all
+ * of them ({@code --quick}: {@code write-read} only).
  */
 public final class BenchMain {
-  static final List<String> GROUPS = List.of("write-read", "jmh", "experiments", "feed", "checker");
+  static final List<String> GROUPS = List.of("write-read", "jmh", "experiments", "feed", "branches", "merge", "checker");
 
   private BenchMain() {}
 
@@ -86,8 +86,14 @@ public final class BenchMain {
         return JmhGroup.run(budget, out);
       case "feed":
         return FeedGroup.run(budget, out, System.out);
+      case "branches":
+        try (PgCluster pg = BenchCluster.start()) {
+          return BranchesGroup.run(pg, budget, out, System.out);
+        }
       case "checker":
         return checker(budget, out);
+      case "merge":
+        return MergeGroup.run(budget, out, System.out);
       case "experiments":
         try (PgCluster pg = BenchCluster.start()) {
           return ExperimentsGroup.run(pg, budget, out, System.out);

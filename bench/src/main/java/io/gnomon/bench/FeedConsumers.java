@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnomon.feed.ChangeEvent;
 import io.gnomon.feed.Feed;
 import io.gnomon.feed.FeedPage;
+import java.lang.management.ManagementFactory;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -18,8 +19,9 @@ import java.sql.SQLException;
  * The same consumption through three systems: read every change of the backlog in batches over one JDBC connection,
  * turn each into a Debezium-shaped JSON envelope ({@code before}, {@code after}, {@code op}, {@code source}, {@code
  * key}) written to bytes with Jackson, and acknowledge each batch. Each consumer starts from the system's native form:
- * Gnomon's {@link ChangeEvent} (row images already parsed by the feed), PgQ's urlencoded rows, wal2json's JSON text.
- * Each checks that it read exactly the expected number of changes.
+ * Gnomon's {@link ChangeEvent} (key and row images as the JSON text {@code gnomon.feed_read} returns, copied into the
+ * envelope unparsed), PgQ's urlencoded rows (decoded into trees), wal2json's JSON text (parsed, since its changes
+ * are column arrays, not rows). Each checks that it read exactly the expected number of changes.
  */
 final class FeedConsumers {
   private final ObjectMapper mapper;
@@ -36,10 +38,24 @@ final class FeedConsumers {
    * @param jsonBytes bytes of JSON written
    * @param seconds wall-clock time of the whole run
    * @param jsonSeconds the part of it spent turning changes into JSON in Java (the rest: the database and JDBC)
+   * @param serverCpuSeconds CPU time of the connection's server process during the run (NaN when unknown)
+   * @param clientCpuSeconds CPU time of the consuming Java thread during the run
    */
-  record Consumption(long events, long pages, long jsonBytes, double seconds, double jsonSeconds) {
+  record Consumption(long events, long pages, long jsonBytes, double seconds, double jsonSeconds,
+      double serverCpuSeconds, double clientCpuSeconds) {
     double rowsPerSecond() {
       return events / seconds;
+    }
+
+    /** Events per second of CPU, the server's and the consumer's together: less sensitive to the machine's load. */
+    double rowsPerCpuSecond() {
+      return events / (serverCpuSeconds + clientCpuSeconds);
+    }
+
+    /** CPU microseconds per event, server and client. */
+    String cpuPerEvent() {
+      return String.format(java.util.Locale.ROOT, "CPU %.1f us/event in the server + %.1f in Java",
+          serverCpuSeconds * 1e6 / events, clientCpuSeconds * 1e6 / events);
     }
 
     double secondsPerPage() {
@@ -56,6 +72,7 @@ final class FeedConsumers {
     long pages = 0;
     long bytes = 0;
     long json = 0;
+    Cpu cpu = new Cpu(c);
     long t0 = System.nanoTime();
     try {
       while (n < events) {
@@ -78,7 +95,8 @@ final class FeedConsumers {
       throw new IllegalStateException(e.getMessage(), e);
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
-    return checked("Gnomon", n, events, new Consumption(n, pages, bytes, seconds, json / 1e9));
+    return checked("Gnomon", n, events, new Consumption(n, pages, bytes, seconds, json / 1e9,
+        cpu.serverSeconds(), cpu.clientSeconds()));
   }
 
   /**
@@ -90,6 +108,7 @@ final class FeedConsumers {
     long pages = 0;
     long bytes = 0;
     long json = 0;
+    Cpu cpu = new Cpu(c);
     long t0 = System.nanoTime();
     c.setAutoCommit(false);
     try (PreparedStatement next = c.prepareStatement("select pgq.next_batch(?, ?)");
@@ -127,7 +146,8 @@ final class FeedConsumers {
       c.setAutoCommit(true);
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
-    return checked("PgQ", n, events, new Consumption(n, pages, bytes, seconds, json / 1e9));
+    return checked("PgQ", n, events, new Consumption(n, pages, bytes, seconds, json / 1e9,
+        cpu.serverSeconds(), cpu.clientSeconds()));
   }
 
   /**
@@ -139,6 +159,7 @@ final class FeedConsumers {
     long pages = 0;
     long bytes = 0;
     long json = 0;
+    Cpu cpu = new Cpu(c);
     long t0 = System.nanoTime();
     try (PreparedStatement get = c.prepareStatement("select data from pg_logical_slot_get_changes(?, null, ?,"
         + " 'format-version', '2', 'include-xids', 'true', 'include-transaction', 'false',"
@@ -164,7 +185,30 @@ final class FeedConsumers {
       }
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
-    return checked("wal2json", n, events, new Consumption(n, pages, bytes, seconds, json / 1e9));
+    return checked("wal2json", n, events, new Consumption(n, pages, bytes, seconds, json / 1e9,
+        cpu.serverSeconds(), cpu.clientSeconds()));
+  }
+
+  /** CPU time of a connection's server process and of this thread, from when it was made. */
+  private static final class Cpu {
+    private final BackendCpu backend;
+    private final long server0;
+    private final long client0;
+
+    Cpu(Connection c) {
+      backend = new BackendCpu(c);
+      server0 = backend.micros().orElse(-1);
+      client0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+    }
+
+    double serverSeconds() {
+      long now = backend.micros().orElse(-1);
+      return server0 < 0 || now < 0 ? Double.NaN : (now - server0) / 1e6;
+    }
+
+    double clientSeconds() {
+      return (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - client0) / 1e9;
+    }
   }
 
   private static Consumption checked(String who, long n, long expected, Consumption c) {

@@ -128,16 +128,25 @@ final class FeedGroup {
     List<double[]> g = new ArrayList<>();
     List<double[]> vsPgq = new ArrayList<>();
     List<double[]> vsW2j = new ArrayList<>();
+    List<double[]> gCpu = new ArrayList<>();
+    List<double[]> vsPgqCpu = new ArrayList<>();
+    List<double[]> vsW2jCpu = new ArrayList<>();
     for (int r = 0; r < repeats; r++) {
       double[] rate = new double[3];
+      double[] cpuRate = new double[3];
       for (int k = 0; k < 3; k++) {
         int system = (r + k) % 3;
-        rate[system] = consume(system, r, run, consumers, readers, pgqConsumers, slots, noPgq.isEmpty(),
-            noW2j.isEmpty());
+        FeedConsumers.Consumption d = consume(system, r, run, consumers, readers, pgqConsumers, slots,
+            noPgq.isEmpty(), noW2j.isEmpty());
+        rate[system] = d == null ? Double.NaN : d.rowsPerSecond();
+        cpuRate[system] = d == null ? Double.NaN : d.rowsPerCpuSecond();
       }
       g.add(new double[] {rate[0], Double.NaN});
       vsPgq.add(new double[] {rate[0], rate[1]});
       vsW2j.add(new double[] {rate[0], rate[2]});
+      gCpu.add(new double[] {cpuRate[0], Double.NaN});
+      vsPgqCpu.add(new double[] {cpuRate[0], cpuRate[1]});
+      vsW2jCpu.add(new double[] {cpuRate[0], cpuRate[2]});
     }
     if (noW2j.isEmpty()) {
       FeedSetup.dropSlots(c, slots);
@@ -162,6 +171,20 @@ final class FeedGroup {
         + " (format-version 2, REPLICA IDENTITY FULL, pg_logical_slot_get_changes up to " + PAGE + " changes): "
         + consumption) : FeedRun.unavailable("feed_vs_wal2json", "rows/s", noW2j.get()));
     rows.add(update);
+    // the same consumption per CPU-second (the server's process and the consuming thread): on a machine shared with
+    // other work, what each system costs, less the waiting for a CPU
+    rows.add(FeedRun.valueMetric("feed_images_rows_per_cpu_s", "rows/CPU-s", gCpu, null, "the Java consumer above:"
+        + " events per CPU-second of its server process plus its thread"));
+    if (noPgq.isEmpty()) {
+      rows.add(Metric.paired("feed_vs_pgq_cpu", "rows/CPU-s", vsPgqCpu, null, "as feed_vs_pgq, per CPU-second of"
+          + " the server process plus the consuming thread"));
+    }
+    if (noW2j.isEmpty()) {
+      rows.add(Metric.paired("feed_vs_wal2json_cpu", "rows/CPU-s", vsW2jCpu, null, "as feed_vs_wal2json, per"
+          + " CPU-second of the server process (the walsender-less SQL decoding runs in it) plus the consuming"
+          + " thread"));
+    }
+    rows.add(gnomon.drainCpu);
     // the evidence behind them
     rows.addAll(changeset.subList(1, changeset.size()));
     rows.addAll(sqlPages);
@@ -178,8 +201,9 @@ final class FeedGroup {
     return rows;
   }
 
-  private static double consume(int system, int r, FeedRun run, FeedConsumers consumers, List<String> readers,
-      List<String> pgqConsumers, List<String> slots, boolean pgq, boolean w2j) throws SQLException {
+  private static FeedConsumers.Consumption consume(int system, int r, FeedRun run, FeedConsumers consumers,
+      List<String> readers, List<String> pgqConsumers, List<String> slots, boolean pgq, boolean w2j)
+      throws SQLException {
     long events = run.sizes().versions();
     FeedConsumers.Consumption d;
     switch (system) {
@@ -188,20 +212,21 @@ final class FeedGroup {
         break;
       case 1:
         if (!pgq) {
-          return Double.NaN;
+          return null;
         }
         d = consumers.pgq(run.c(), pgqConsumers.get(r), events);
         break;
       default:
         if (!w2j) {
-          return Double.NaN;
+          return null;
         }
         d = consumers.wal2json(run.c(), slots.get(r), PAGE, events);
     }
     run.log().log("consume %-9s repeat %d: %,9.0f rows/s (%,d events, %d batches, %.2f s of which %.2f s to JSON in"
-            + " Java; %.0f JSON bytes per event)", new String[] {"Gnomon", "PgQ", "wal2json"}[system], r,
-        d.rowsPerSecond(), d.events(), d.pages(), d.seconds(), d.jsonSeconds(), (double) d.jsonBytes() / d.events());
-    return d.rowsPerSecond();
+            + " Java; %.0f JSON bytes per event; %s)", new String[] {"Gnomon", "PgQ", "wal2json"}[system], r,
+        d.rowsPerSecond(), d.events(), d.pages(), d.seconds(), d.jsonSeconds(), (double) d.jsonBytes() / d.events(),
+        d.cpuPerEvent());
+    return d;
   }
 
   private static List<String> prefixed(String prefix, List<String> names) {

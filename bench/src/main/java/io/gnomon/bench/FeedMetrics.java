@@ -26,6 +26,8 @@ import java.util.function.DoubleSupplier;
 final class FeedMetrics {
   private final FeedRun run;
   private final Details log;
+  /** The drain's CPU time, set by {@link #drain}. */
+  Metric drainCpu;
 
   FeedMetrics(FeedRun run) {
     this.run = run;
@@ -153,13 +155,18 @@ final class FeedMetrics {
     int events = run.sizes().drainEvents();
     double scale = 152_000.0 / events;
     double perPage = 0;
+    List<double[]> cpu = new ArrayList<>();
     for (String name : names) {
       FeedConsumers.Consumption d = consumers.gnomon(run.feed(), run.c(), name, 1000, events);
-      log.log("drain %s: %,d events in %d pages, %.1f s (%.0f ms per page)", name, d.events(), d.pages(), d.seconds(),
-          d.secondsPerPage() * 1e3);
+      log.log("drain %s: %,d events in %d pages, %.1f s (%.0f ms per page; %s)", name, d.events(), d.pages(),
+          d.seconds(), d.secondsPerPage() * 1e3, d.cpuPerEvent());
+      cpu.add(new double[] {(d.serverCpuSeconds() + d.clientCpuSeconds()) * scale, Double.NaN});
       runs.add(new double[] {d.seconds() * scale, Double.NaN});
       perPage = d.secondsPerPage();
     }
+    drainCpu = FeedRun.valueMetric("drain_152k_pages_1000_cpu_s", "CPU-s", cpu, null, "the drain above: CPU"
+        + " seconds of its server process plus the consuming thread (what it would take on an idle machine, less"
+        + " the round trips' latency)");
     return FeedRun.valueMetric("drain_152k_pages_1000_s", "s", runs, Target.valueAtMost(5.0),
         String.format(Locale.ROOT, "Java consumer, images and JSON, poll+ack pages of 1,000 in batches of %,d"
             + " (one tick per %,d versions); about %.0f ms per page%s", FeedSetup.TICK_EVERY, FeedSetup.TICK_EVERY,

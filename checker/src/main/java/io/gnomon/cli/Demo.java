@@ -61,6 +61,8 @@ final class Demo {
         readAsOfTime(c, gnomon);
         checkpoint(c, before);
         new DemoFeedStep(dataSource, t).run(c);
+        new DemoBranchStep(t).run(c, gnomon);
+        new DemoMergeStep(t).run(c);
         errors(c, gnomon, before);
       } finally {
         gnomon.close();

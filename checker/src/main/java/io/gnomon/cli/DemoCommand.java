@@ -29,7 +29,7 @@ final class DemoCommand implements Command {
 
   @Override
   public String summary() {
-    return "Walk through Gnomon on a throwaway PostgreSQL: track a table, change it, read it as of the past";
+    return "Walk through Gnomon on a throwaway PostgreSQL: track a table, change it, read it as of the past, branch it";
   }
 
   @Override
@@ -41,8 +41,9 @@ final class DemoCommand implements Command {
         (/usr/lib/postgresql/*/bin; as root they run as the postgres OS user), installs Gnomon into a new
         database, and walks through it step by step: track a table, capture a coordinate, change rows,
         read the table as of the coordinate and as of a time (SQL, JDBC and jOOQ), run the ticker, take a
-        checkpoint, follow the changes with a change-feed consumer (events as JSON), and see Gnomon's errors
-        with their SQLSTATEs. Every statement is printed with what it returned. The demo checks its own
+        checkpoint, follow the changes with a change-feed consumer (events as JSON), branch the table (a
+        branch and a branch of it, written with ordinary SQL, read at each level, and diffed), and see
+        Gnomon's errors with their SQLSTATEs. Every statement is printed with what it returned. The demo checks its own
         results and the cluster is removed when it ends.
 
         With GNOMON_JDBC_URL set (jdbc:postgresql://host:port/db?user=..&password=.., a superuser), it uses

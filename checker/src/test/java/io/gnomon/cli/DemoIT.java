@@ -79,10 +79,10 @@ class DemoIT {
   void showsTheChangeFeedInSqlAndAsJson() {
     List<String> page = resultOf("select event_position, op, key, before, after from gnomon.feed_read('demo', 10);");
     assertEquals(6, page.size(), demo.all());
-    assertTrue(page.get(2).matches(" v1:\\d+:\\d+:\\d+ +\\| u +\\| \\{\"id\": 3\\}.*\"balance\": 999.00.*\"balance\": 1004.00.*"),
+    assertTrue(page.get(2).matches(" v1:\\d+:\\d+:\\d+ +\\| u +\\| \\{\"id\":3\\}.*\"balance\":999.00.*\"balance\":1004.00.*"),
         page.get(2) + "\n" + demo.all());
-    assertTrue(page.get(3).contains("| c  | {\"id\": 5}"), demo.all());
-    assertTrue(page.get(4).contains("| d  | {\"id\": 4}"), demo.all());
+    assertTrue(page.get(3).contains("| c  | {\"id\":5}"), demo.all());
+    assertTrue(page.get(4).contains("| d  | {\"id\":4}"), demo.all());
     assertTrue(demo.out().contains("jshell> Feed feed = Feed.open(dataSource);"), demo.all());
     List<String> json = lines.stream().filter(l -> l.startsWith("  {\"id\":\"v1:")).toList();
     assertEquals(3, json.size(), demo.all());
@@ -94,6 +94,57 @@ class DemoIT {
     assertTrue(json.get(2).contains("\"after\":null"), json.get(2));
     assertEquals(List.of(" count", "-------", "     0", "(1 row)"),
         resultOf("select count(*) from gnomon.feed_read('demo', 10);"), demo.all());
+  }
+
+  @Test
+  void showsBranchesAtEveryLevelAndTheirDiff() {
+    assertEquals(List.of(
+        " branch_name | parent  |  kind  | depth",
+        "-------------+---------+--------+-------",
+        " experiment  | feature | logged |     2",
+        " feature     | main    | logged |     1",
+        "(2 rows)"), resultOf("select branch_name, parent, kind, depth from gnomon.branches();"), demo.all());
+    assertEquals(List.of(
+        " id | owner | balance",
+        "----+-------+---------",
+        "  1 | alice |  100.00",
+        "  3 | carol | 1004.00",
+        "  5 | erin  |   10.00",
+        "  6 | frank |   60.00",
+        "(4 rows)"), resultOf("select * from gnomon_t.account_at(gnomon.point('feature')) order by id;"), demo.all());
+    assertEquals(List.of(
+        " id | owner | balance",
+        "----+-------+---------",
+        "  1 | alice |  100.00",
+        "  5 | erin  |   10.00",
+        "  6 | frank |   60.00",
+        "(3 rows)"), resultOf("select * from gnomon_t.account_at(gnomon.point('experiment')) order by id;"), demo.all());
+    List<String> diff = resultOf("from gnomon.diff('account', gnomon.point('main'), gnomon.point('experiment'))");
+    assertEquals(6, diff.size(), demo.all());
+    assertTrue(diff.get(2).matches(" update +\\| \\{\"id\": 1\\} +\\| +0\\.00 +\\| +100\\.00"), diff.get(2));
+    assertTrue(diff.get(3).matches(" delete +\\| \\{\"id\": 3\\} +\\| +1004\\.00 +\\| *"), diff.get(3));
+    assertTrue(diff.get(4).matches(" insert +\\| \\{\"id\": 6\\} +\\| +\\| +60\\.00"), diff.get(4));
+    assertTrue(demo.out().contains("jshell> for (DiffRow d : gnomon.diff(\"public.account\", Point.main(),"), demo.all());
+    // the Java diff: the branch's new row for alice, and frank inserted
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("  update {\"id\":1} {\"id\":1,\"owner\":\"alice\",\"balance\":100")),
+        demo.all());
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("  insert {\"id\":6} {\"id\":6,\"owner\":\"frank\"")),
+        demo.all());
+  }
+
+  @Test
+  void showsAMergeThatStopsOnAConflictAndAppliesOnceResolved() {
+    List<String> first = resultOf("from gnomon.merge('experiment', 'main');");
+    assertTrue(first.get(2).matches(" +\\d+ \\| conflicts \\| +1 \\| +1 \\| +1"), first.get(2));
+    List<String> conflicts = resultOf("from gnomon.merge_conflicts(");
+    assertTrue(conflicts.get(2).contains("balance") && conflicts.get(2).contains("0.00") && conflicts.get(2).contains("5.00")
+        && conflicts.get(2).contains("100.00"), conflicts.get(2));
+    assertEquals(List.of(
+        " status  | adds | modifications | deletes | conflicts",
+        "---------+------+---------------+---------+-----------",
+        " applied |    1 |             1 |       1 |         0",
+        "(1 row)"), resultOf("select status, adds, modifications, deletes, conflicts from gnomon.merge('experiment', 'main');"),
+        demo.all());
   }
 
   @Test

@@ -79,7 +79,7 @@ class FeedBackfillIT extends FeedTestBase {
     }
     tick();
     Map<Integer, String> live = new TreeMap<>();
-    for (String row : column("select id || '|' || to_jsonb(s)::text from stock s")) {
+    for (String row : column("select id || '|' || row_to_json(s)::text from stock s")) {
       String[] parts = row.split("\\|", 2);
       live.put(Integer.parseInt(parts[0]), new ObjectMapper().readTree(parts[1]).toString());
     }

@@ -70,7 +70,7 @@ public final class Backfill {
     long rows = 0;
     for (Table t : tables) {
       String function = DSL.using(SQLDialect.POSTGRES).render(DSL.name("gnomon_t", t.asOfFunction()));
-      try (PreparedStatement ps = c.prepareStatement("select to_jsonb(r)::text from " + function + "(?) r")) {
+      try (PreparedStatement ps = c.prepareStatement("select row_to_json(r)::text from " + function + "(?) r")) {
         ps.setFetchSize(FETCH_SIZE);
         ps.setString(1, coordinate);
         try (ResultSet rs = ps.executeQuery()) {

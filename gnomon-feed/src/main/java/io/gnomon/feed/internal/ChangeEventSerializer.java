@@ -1,6 +1,7 @@
 package io.gnomon.feed.internal;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.json.JsonGeneratorImpl;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
@@ -21,6 +22,10 @@ import java.io.IOException;
  *
  * A backfill row ({@code op} {@code r}) has {@code "snapshot": "true"} and null {@code txId}, {@code tick} and
  * {@code vid}.
+ *
+ * <p>To a JSON text generator, the key and the row images are copied as the JSON text the database sent, without
+ * being parsed and written again (most of the cost of an event); to any other generator (a tree, a binary format),
+ * they are written as trees.
  */
 public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
   /** The envelope's format version, {@code source.version}. */
@@ -36,8 +41,9 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
     boolean read = e.isBackfill();
     g.writeStartObject();
     g.writeStringField("id", e.id());
-    tree(g, "before", e.before());
-    tree(g, "after", e.after());
+    boolean raw = g instanceof JsonGeneratorImpl;
+    image(g, "before", raw, e);
+    image(g, "after", raw, e);
     g.writeStringField("op", e.op().code());
     g.writeNumberField("ts_ms", e.tsMs());
     g.writeObjectFieldStart("source");
@@ -53,16 +59,34 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
     number(g, "vid", read ? null : e.vid());
     g.writeStringField("position", e.position().toString());
     g.writeEndObject();
-    tree(g, "key", e.key());
+    image(g, "key", raw, e);
     g.writeEndObject();
   }
 
-  private static void tree(JsonGenerator g, String field, JsonNode value) throws IOException {
+  private static void image(JsonGenerator g, String field, boolean raw, ChangeEvent e) throws IOException {
     g.writeFieldName(field);
-    if (value == null) {
-      g.writeNull();
+    if (raw) {
+      String json = switch (field) {
+        case "before" -> e.beforeJson();
+        case "after" -> e.afterJson();
+        default -> e.keyJson();
+      };
+      if (json == null) {
+        g.writeNull();
+      } else {
+        g.writeRawValue(json);
+      }
     } else {
-      g.writeTree(value);
+      JsonNode value = switch (field) {
+        case "before" -> e.before();
+        case "after" -> e.after();
+        default -> e.key();
+      };
+      if (value == null) {
+        g.writeNull();
+      } else {
+        g.writeTree(value);
+      }
     }
   }
 

@@ -49,7 +49,7 @@ public final class FeedSql {
 
   /** {@code gnomon.feed_ack}. */
   public static void ack(Connection c, String name, FeedPosition position) {
-    Routines.feedAck(Jdbc.dsl(c).configuration(), name, position.toString());
+    Routines.feedAck(Jdbc.dsl(c).configuration(), name, position.toString(), null);
   }
 
   /**

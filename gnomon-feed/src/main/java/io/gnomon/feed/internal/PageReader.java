@@ -16,6 +16,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,9 +24,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Reads pages with {@code gnomon.feed_read} and turns its rows into {@link ChangeEvent}s: JSON parsed with the
- * caller's {@link ObjectMapper} (numbers kept exact: {@code 100.00} stays {@code 100.00}), heartbeat rows folded
- * into the page's position. Thread-safe.
+ * Reads pages with {@code gnomon.feed_read} and turns its rows into {@link ChangeEvent}s holding the JSON text
+ * of keys and row images, parsed on demand with the caller's {@link ObjectMapper} (numbers kept exact: {@code
+ * 100.00} stays {@code 100.00}); heartbeat rows are folded into the page's position. Thread-safe.
  */
 public final class PageReader {
   private static final String READ =
@@ -57,36 +58,33 @@ public final class PageReader {
       ps.setString(1, name);
       ps.setInt(2, maxEvents);
       try (ResultSet rs = ps.executeQuery()) {
+        String database = null;
+        long tick = -1;
+        Instant tickAt = null;
         while (rs.next()) {
-          position = FeedPosition.parse(rs.getString(1));
+          String id = rs.getString(1);
+          position = FeedPosition.parse(id);
           String op = rs.getString(8);
           if (!"h".equals(op)) {
-            events.add(event(c, rs, position, op));
+            if (database == null) {
+              database = database(c);
+            }
+            // every event of a batch has its tick's time: parse it once per batch
+            long t = rs.getLong(2);
+            if (t != tick) {
+              tick = t;
+              tickAt = rs.getObject(3, OffsetDateTime.class).toInstant();
+            }
+            String relation = rs.getString(7);
+            String[] names = names(c, relation);
+            events.add(ChangeEvent.ofJson(id, Operation.of(op), relation, database, names[0], names[1],
+                rs.getString(9), rs.getString(10), rs.getString(11), position, tick, tickAt,
+                Long.parseLong(rs.getString(4)), rs.getLong(6), json));
           }
         }
       }
     }
     return new FeedPage(name, from, position, events);
-  }
-
-  private ChangeEvent event(Connection c, ResultSet rs, FeedPosition position, String op) throws SQLException {
-    String relation = rs.getString(7);
-    String[] names = names(c, relation);
-    return new ChangeEvent(
-        position.toString(),
-        Operation.of(op),
-        relation,
-        database(c),
-        names[0],
-        names[1],
-        parse(rs.getString(9)),
-        parse(rs.getString(10)),
-        parse(rs.getString(11)),
-        position,
-        rs.getLong(2),
-        rs.getObject(3, OffsetDateTime.class).toInstant(),
-        Long.parseLong(rs.getString(4)),
-        rs.getLong(6));
   }
 
   /** Parses a JSON text from the database; null stays null. */

@@ -2,8 +2,17 @@
 -- A coordinate is a PostgreSQL snapshot: past reads through it are exact. Its text form is 'v1:' || snapshot,
 -- for example 'v1:7420:7424:7421,7423'.
 
+-- pg_current_snapshot() never lists the calling transaction's own xid as in progress, so once that transaction
+-- commits, a read as of the snapshot would see all its writes, even those made after the capture: when the caller
+-- has an xid, it is added to the in-progress list (the history checker found this).
 create or replace function gnomon.coordinate() returns text
-language sql volatile parallel safe as $$ select 'v1:' || pg_current_snapshot()::text $$;
+language sql volatile parallel safe as $$
+  select 'v1:' || case when t.x is null then t.s::text
+                       else pg_snapshot_xmin(t.s)::text || ':' || pg_snapshot_xmax(t.s)::text || ':'
+                            || (select string_agg(v::text, ',' order by v)
+                                  from (select pg_snapshot_xip(t.s) as v union select t.x) u) end
+    from (select pg_current_snapshot() as s, pg_current_xact_id_if_assigned() as x) t
+$$;
 comment on function gnomon.coordinate() is
   'The coordinate of the current statement (READ COMMITTED) or transaction (REPEATABLE READ, SERIALIZABLE), as text: store it and read as of it later. It does not include the calling transaction''s own uncommitted writes.';
 

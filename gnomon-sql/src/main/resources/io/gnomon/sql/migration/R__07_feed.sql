@@ -104,24 +104,36 @@ comment on function gnomon.feed_unregister(text) is 'Drops a change-feed consume
 -- One page of events after the consumer's acknowledged position: whole transactions, at most max_events rows
 -- (a transaction larger than a page is split, and the next page resumes inside it). Each row carries the position
 -- to acknowledge once it is handled. A page that skipped only empty batches returns one 'h' (heartbeat) row.
-create or replace function gnomon.feed_read(consumer_name text, max_events integer default 1000)
+-- Row images are json (compact text); they were jsonb before, hence the drop.
+drop function if exists gnomon.feed_read(text, integer);
+create function gnomon.feed_read(consumer_name text, max_events integer default 1000)
 returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
-               table_name text, op text, key jsonb, before jsonb, after jsonb)
-language plpgsql as $$
+               table_name text, op text, key json, before json, after json)
+-- No JIT: a page's queries run in milliseconds, and their probes' costs would otherwise buy 50 ms of compilation.
+-- Memory enough to order a page of 10,000 events with their images without spilling to disk. No nested loops: every
+-- join here is a set of versions against a set of versions, and a row estimate of 1 (the planner cannot see how
+-- many versions a snapshot range holds) otherwise turns one into a million comparisons.
+language plpgsql set jit = off set work_mem = '32MB' set enable_nestloop = off as $$
 declare
   c gnomon.consumer := gnomon.consumer_row(consumer_name);
   latest bigint;
   t bigint; tk bigint; v bigint;
   prev pg_snapshot; cur pg_snapshot; cur_id bigint; cur_at timestamptz;
   remaining integer;
-  q text;
+  q_ids text; q_keys text; q_rows text;
   n integer;
   batch_left bigint;
-  xids xid8[];
   vids bigint[];
   tkeys bigint[];
-  first_xid xid8;
-  first_tkey bigint;
+  split xid8;
+  xid_lo xid8; xid_hi xid8;
+  ckey text; cached text;
+  b_xids xid8[]; b_tkeys bigint[]; b_ns bigint[];
+  p_xids xid8[]; p_tkeys bigint[];
+  i integer;
+  n_first bigint;
+  dups bigint[];
+  recent xid8;
   emitted boolean := false;
   lag interval;
 begin
@@ -140,67 +152,105 @@ begin
     end if;
   end if;
   remaining := max_events;
-  select string_agg(format(
-           'select %L::text as table_name, ch.* from gnomon_t.%I($1, $2, $3, $4) ch',
-           format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_changes')), ' union all ')
-    into q from gnomon.tracked_table tt where tt.table_id = any (c.table_ids);
-  if q is null then
+  -- the consumer's tables' change functions, three ways: versions only; versions with their keys; whole events
+  select string_agg(format('select ch.xid, ch.vid from gnomon_t.%I($1, $2, $3, false) ch',
+                           gnomon.object_name(tt.base_name, '_changes')), ' union all '),
+         string_agg(format('select %L::text as table_name, ch.xid, ch.vid, ch.key::text as key from gnomon_t.%I($1, $2, $3, false) ch'
+                           ' where ch.xid between $5 and $6',
+                           format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_changes')), ' union all '),
+         -- after: the live row when its xmin says this version's transaction wrote it last (one probe), unless that
+         -- transaction wrote the key again ($8: found in the page; $9: the page ends inside it) or is too old for a
+         -- 32-bit xmin to name it ($10); else the next version's image or the live row
+         string_agg(format('select %L::text as table_name, ch.xid, ch.vid, ch.op, ch.key, ch.before,'
+                           ' case when ch.xid >= $10 and ch.xid is distinct from $9 and not ch.vid = any ($8)'
+                           ' then coalesce(ch.after_live, ch.after) else ch.after end as after'
+                           ' from gnomon_t.%I($1, $2, $3, $4) ch where ch.vid = any ($5) and ch.xid between $15 and $16',
+                           format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_changes')), ' union all ')
+    into q_ids, q_keys, q_rows from gnomon.tracked_table tt where tt.table_id = any (c.table_ids);
+  if q_ids is null then
     raise exception using errcode = 'GN001', message = format('no table of consumer %L is tracked any more', consumer_name),
       hint = 'Unregister the consumer.';
   end if;
+  -- a live row's xmin names this version's transaction only if it is less than 2^32 transactions old
+  recent := greatest(pg_snapshot_xmax(pg_current_snapshot())::text::numeric - 4294967295, 0)::text::xid8;
   while remaining > 0 and t < coalesce(latest, 0) loop
     prev := case when t = 0 then c.start_snapshot else (select k.snapshot from gnomon.tick k where k.tick_id = t) end;
     if prev is null then
       raise exception using errcode = 'GN032', message = format('tick %s of consumer %L is no longer retained', t, consumer_name);
     end if;
     select k.tick_id, k.snapshot, k.tick_at into cur_id, cur, cur_at from gnomon.tick k where k.tick_id > t order by k.tick_id limit 1;
-    -- the batch's transactions in order (by their largest version key), with what is left of each after the
-    -- position, counted without row images: the whole transactions that fit in the page, and the first one
-    xids := '{}'; tkeys := '{}'; vids := '{}';
-    execute format($q$
-      with x as (
-        select u.xid, max(u.vid) as tkey, count(*) as n, count(*) filter (where u.vid > $6) as n_after
-          from (%s) u group by u.xid
-      ), o as (
-        select x.xid, x.tkey, case when x.tkey = $5 then x.n_after else x.n end as n_left from x where x.tkey >= $5
-      ), r as (
-        select o.*, sum(o.n_left) over (order by o.tkey) as upto, row_number() over (order by o.tkey) as k
-          from o where o.n_left > 0
-      )
-      select coalesce((select array_agg(r.xid order by r.tkey) from r where r.upto <= $7), '{}'),
-             coalesce((select array_agg(r.tkey order by r.tkey) from r where r.upto <= $7), '{}'),
-             (select r.xid from r where r.k = 1), (select r.tkey from r where r.k = 1),
-             coalesce((select sum(r.n_left) from r), 0)$q$, q)
-      into xids, tkeys, first_xid, first_tkey, batch_left using prev, cur, c.start_snapshot, false, tk, v, remaining;
-    if cardinality(xids) = 0 and first_xid is not null and not emitted then
-      -- a transaction larger than the page is split, only when it opens the page
-      xids := array[first_xid]; tkeys := array[first_tkey];
+    -- The batch's transactions in order (by their largest version key) with their sizes: computed once per batch
+    -- (a batch never changes once its tick exists) and kept for the session in the setting gnomon.feed_batch, so a
+    -- batch read in many pages is grouped once, not at every page.
+    ckey := format('%s:%s:%s:%s', t, cur_id, c.table_ids, md5(c.start_snapshot::text));
+    cached := current_setting('gnomon.feed_batch', true);
+    if cached is not null and split_part(cached, '|', 1) = ckey then
+      b_xids := split_part(cached, '|', 2)::xid8[];
+      b_tkeys := split_part(cached, '|', 3)::bigint[];
+      b_ns := split_part(cached, '|', 4)::bigint[];
+    else
+      execute format($q$
+        select coalesce(array_agg(x.xid order by x.tkey), '{}'), coalesce(array_agg(x.tkey order by x.tkey), '{}'),
+               coalesce(array_agg(x.n order by x.tkey), '{}')
+          from (select u.xid, max(u.vid) as tkey, count(*) as n from (%s) u group by u.xid) x$q$, q_ids)
+        into b_xids, b_tkeys, b_ns using prev, cur, c.start_snapshot;
+      perform set_config('gnomon.feed_batch', ckey || '|' || b_xids::text || '|' || b_tkeys::text || '|' || b_ns::text, false);
     end if;
-    if cardinality(xids) > 0 then
-      -- the versions of the picked transactions after the position, in order, at most the rest of the page (the
-      -- join restricts them; an extra "xid = any(...)" filter misled the planner into a nested loop: 10x slower)
+    -- what is left of the transaction the position is inside, if any (it was larger than a page)
+    i := array_position(b_tkeys, tk);
+    n_first := null;
+    if i is not null then
+      execute format('select count(*) from (%s) u where u.xid = $4 and u.vid > $5', q_ids)
+        into n_first using prev, cur, c.start_snapshot, b_xids[i], v;
+    end if;
+    -- the whole transactions after the position that fit in the page (or, on an empty page, the first one, split
+    -- when it is larger than the page), and their versions after the position, in order
+    select coalesce(array_agg(w.xid order by w.tkey) filter (where w.upto <= remaining or (w.k = 1 and not emitted)), '{}'),
+           coalesce(array_agg(w.tkey order by w.tkey) filter (where w.upto <= remaining or (w.k = 1 and not emitted)), '{}'),
+           min(w.xid) filter (where w.k = 1 and w.n > remaining and not emitted),
+           coalesce(sum(w.n), 0)
+      into p_xids, p_tkeys, split, batch_left
+      from (select o.*, sum(o.n) over (order by o.tkey) as upto, row_number() over (order by o.tkey) as k
+              from (select b.xid, b.tkey, case when b.tkey = tk then n_first else b.n end as n
+                      from unnest(b_xids, b_tkeys, b_ns) b(xid, tkey, n)
+                     where b.tkey > tk or (b.tkey = tk and n_first > 0)) o) w;
+    vids := '{}'; tkeys := '{}'; xid_lo := null; xid_hi := null;
+    if cardinality(p_xids) > 0 then
+      select min(x), max(x) into xid_lo, xid_hi from unnest(p_xids) x;
       execute format($q$
         select coalesce(array_agg(s.vid order by s.tkey, s.vid), '{}'), coalesce(array_agg(s.tkey order by s.tkey, s.vid), '{}')
           from (select u.vid, p.tkey
-                  from unnest($5::xid8[], $6::bigint[]) p(xid, tkey)
+                  from unnest($4::xid8[], $5::bigint[]) p(xid, tkey)
                   join (%s) u on u.xid = p.xid
-                 where (p.tkey, u.vid) > ($7, $8)
-                 order by p.tkey, u.vid limit $9) s$q$, q)
-        into vids, tkeys using prev, cur, c.start_snapshot, false, xids, tkeys, tk, v, remaining;
+                 where u.xid between $8 and $9 and (p.tkey, u.vid) > ($6, $7)
+                 order by p.tkey, u.vid limit $10) s$q$, q_ids)
+        into vids, tkeys using prev, cur, c.start_snapshot, p_xids, p_tkeys, tk, v, xid_lo, xid_hi, remaining;
     end if;
     n := cardinality(vids);
     if n > 0 then
-      -- the picked versions with their images: the filter on vid reaches each table's scan (the _changes functions
-      -- are inlined), so images are built for this page's versions only, not for the whole batch
+      -- the page's versions whose key their own transaction writes again later in the page: their after image is
+      -- the next version's, never the live row's (rare; found without images, by key)
+      dups := '{}';
+      if c.with_images and n > 1 then
+        execute format($q$
+          select coalesce(array_agg(d.vid), '{}') from (
+            select u.vid, lead(u.xid) over (partition by u.table_name, u.key collate "C" order by u.vid) = u.xid as again
+              from (%s) u where u.vid = any ($4)) d
+           where d.again$q$, q_keys)
+          into dups using prev, cur, c.start_snapshot, vids, xid_lo, xid_hi;
+      end if;
+      -- the picked versions with their images: the filters on vid and on the picked transactions' xids reach each
+      -- table's scan (the _changes functions are inlined), so images are built for this page's versions only, and
+      -- a page smaller than its batch reads only the part of the batch's history its transactions span
       return query execute format($q$
-        select case when p.i = $7 and $7 = $11 then format('v1:%%s:0:0', $8) else format('v1:%%s:%%s:%%s', $9, p.tkey, p.vid) end,
-               $8, $10, u.xid, p.tkey, p.vid, u.table_name,
+        select case when p.i = $6 and $6 = $11 then format('v1:%%s:0:0', $12) else format('v1:%%s:%%s:%%s', $13, p.tkey, p.vid) end,
+               $12, $14, u.xid, p.tkey, p.vid, u.table_name,
                case u.op when 'I' then 'c' when 'U' then 'u' else 'd' end, u.key, u.before, u.after
-          from unnest($5::bigint[], $6::bigint[]) with ordinality p(vid, tkey, i)
+          from unnest($5::bigint[], $7::bigint[]) with ordinality p(vid, tkey, i)
           join (%s) u on u.vid = p.vid
-         where u.vid = any ($5::bigint[])
-         order by p.i$q$, q)
-        using prev, cur, c.start_snapshot, c.with_images, vids, tkeys, n, cur_id, t, cur_at, batch_left;
+         order by p.i$q$, q_rows)
+        using prev, cur, c.start_snapshot, c.with_images, vids, n, tkeys, dups, split, recent, batch_left, cur_id, t, cur_at,
+              xid_lo, xid_hi;
       emitted := true;
     end if;
     remaining := remaining - n;
@@ -213,37 +263,81 @@ begin
   if not emitted and t > c.tick_id then
     -- only empty batches: a heartbeat row moves the position past them
     return query select format('v1:%s:0:0', t), t, (select k.tick_at from gnomon.tick k where k.tick_id = t),
-                        null::xid8, null::bigint, null::bigint, null::text, 'h'::text, null::jsonb, null::jsonb, null::jsonb;
+                        null::xid8, null::bigint, null::bigint, null::text, 'h'::text, null::json, null::json, null::json;
   end if;
 end $$;
 comment on function gnomon.feed_read(text, integer) is
   'A page of change events after the consumer''s acknowledged position; acknowledge with gnomon.feed_ack(name, event_position).';
 
-create or replace function gnomon.feed_ack(consumer_name text, event_position text) returns void
+-- The consumer's acknowledged position, as feed_read's positions are written: pass it to feed_ack as read_after.
+create or replace function gnomon.feed_position(consumer_name text) returns text
+language sql stable as $$
+  select format('v1:%s:%s:%s', c.tick_id, c.txn_key, c.vid) from gnomon.consumer_row(consumer_name) c
+$$;
+comment on function gnomon.feed_position(text) is
+  'The acknowledged position of a feed consumer: every event up to it is delivered (the read_after of feed_ack).';
+
+-- Acknowledges every event up to a position. With read_after (the position the page was read after, from
+-- gnomon.feed_position before gnomon.feed_read), only if the consumer is still there: a compare-and-set, so two
+-- sessions that applied the same page cannot both acknowledge it (the second gets SQLSTATE 40001: roll back).
+drop function if exists gnomon.feed_ack(text, text);
+create or replace function gnomon.feed_ack(consumer_name text, event_position text, read_after text default null)
+returns void
 language plpgsql as $$
 declare
   c gnomon.consumer := gnomon.consumer_row(consumer_name);
   p record := gnomon.parse_position(event_position);
+  a record := p;
 begin
-  if (p.tick_id, p.txn_key, p.vid) < (c.tick_id, c.txn_key, c.vid) then
+  if read_after is not null then
+    a := gnomon.parse_position(read_after);
+  end if;
+  if (p.tick_id, p.txn_key, p.vid) < (c.tick_id, c.txn_key, c.vid) and read_after is null then
     raise exception using errcode = 'GN033',
       message = format('position %s of consumer %L is before its acknowledged position v1:%s:%s:%s: positions never go backwards',
                        event_position, consumer_name, c.tick_id, c.txn_key, c.vid),
       hint = 'Acknowledge the position of the last event you handled, once.';
   end if;
+  if read_after is not null and (p.tick_id, p.txn_key, p.vid) < (a.tick_id, a.txn_key, a.vid) then
+    raise exception using errcode = 'GN033',
+      message = format('position %s is before the position %s its page was read after', event_position, read_after),
+      hint = 'Pass the position of the last event of the page, and the position the page was read after.';
+  end if;
   if p.tick_id > coalesce((select max(k.tick_id) from gnomon.tick k), 0) then
     raise exception using errcode = 'GN033', message = format('position %s is after the last tick: no page delivered it', event_position);
   end if;
-  -- the check again, atomically: a concurrent ack of a later position that committed since c was read must win
+  -- the check again, atomically: a concurrent ack that committed since c was read must win
   update gnomon.consumer k set tick_id = p.tick_id, txn_key = p.txn_key, vid = p.vid, acked_at = clock_timestamp()
-   where k.consumer_name = feed_ack.consumer_name and (k.tick_id, k.txn_key, k.vid) <= (p.tick_id, p.txn_key, p.vid);
+   where k.consumer_name = feed_ack.consumer_name
+     and case when read_after is null then (k.tick_id, k.txn_key, k.vid) <= (p.tick_id, p.txn_key, p.vid)
+              else (k.tick_id, k.txn_key, k.vid) = (a.tick_id, a.txn_key, a.vid) end;
   if not found then
     c := gnomon.consumer_row(consumer_name);
+    if read_after is not null then
+      raise exception using errcode = '40001',
+        message = format('feed consumer %L is at v1:%s:%s:%s, not at %s where this page was read: another session acknowledged meanwhile',
+                         consumer_name, c.tick_id, c.txn_key, c.vid, read_after),
+        hint = 'Roll back this transaction (its writes would apply those events twice) and read the next page again.';
+    end if;
     raise exception using errcode = 'GN033',
       message = format('position %s of consumer %L is before its acknowledged position v1:%s:%s:%s: positions never go backwards',
                        event_position, consumer_name, c.tick_id, c.txn_key, c.vid),
       hint = 'Another session acknowledged a later position concurrently; acknowledge each position once, from one session.';
   end if;
 end $$;
-comment on function gnomon.feed_ack(text, text) is
-  'Acknowledges every event up to a position; run it in the same transaction as your own writes for exactly-once.';
+comment on function gnomon.feed_ack(text, text, text) is
+  'Acknowledges every event up to a position; with read_after, only if the consumer is still at it (compare-and-set). Run it in the same transaction as your own writes for exactly-once.';
+
+-- Tables tracked before the feed's images became json keep change functions that return jsonb: regenerate them.
+do $$
+declare
+  id integer;
+begin
+  for id in select tt.table_id from gnomon.tracked_table tt
+             where not exists (select 1 from pg_proc f
+                                where f.pronamespace = 'gnomon_t'::regnamespace
+                                  and f.proname = gnomon.object_name(tt.base_name, '_changes')
+                                  and 'after_live' = any (f.proargnames)) loop
+    perform gnomon.install_objects(id);
+  end loop;
+end $$;

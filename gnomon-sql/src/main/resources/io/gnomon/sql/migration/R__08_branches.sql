@@ -17,7 +17,7 @@ comment on function gnomon.branch_schema(name) is 'The schema of the branch view
 
 -- A branch by name (GN050 when there is none).
 create or replace function gnomon.find_branch(branch_name text) returns gnomon.branch
-language plpgsql stable as $$
+language plpgsql stable set plan_cache_mode = force_custom_plan as $$
 declare
   b gnomon.branch;
 begin
@@ -90,10 +90,6 @@ begin
   if scratch is null then
     raise exception using errcode = 'GN021', message = 'scratch is null', hint = 'Pass true for a scratch (unlogged) branch, false for a logged one.';
   end if;
-  if exists (select 1 from gnomon.branch x where x.branch_name = branch_create.branch_name) then
-    raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
-      hint = 'Choose another name, or drop the existing branch first.';
-  end if;
   if parent is not null and parent <> 'main' then
     -- a share lock on the parent's row: it cannot be dropped while this branch is created from it
     select * into p from gnomon.branch x where x.branch_name = parent for key share;
@@ -122,7 +118,14 @@ begin
           case when p.branch_id is null then array[id] else id || p.chain end,
           case when p.branch_id is null then array[null::pg_snapshot] else array[null::pg_snapshot, cut] || p.snaps[2:] end,
           case when p.branch_id is null then cut else p.main_snap end,
-          pg_current_xact_id());
+          pg_current_xact_id())
+  -- the name's unique index decides (no pre-check, whose plan, cached per session, could go stale as branches pile
+  -- up; no exception block, which would cost a subtransaction per create)
+  on conflict on constraint branch_branch_name_key do nothing;
+  if not found then
+    raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
+      hint = 'Choose another name, or drop the existing branch first.';
+  end if;
   if scratch then
     insert into gnomon.scratch_alive values (id);
     -- the first scratch branch: reads must look at the unlogged partitions from now on
@@ -131,9 +134,6 @@ begin
     end if;
   end if;
   return id;
-exception when unique_violation then
-  raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
-    hint = 'Another transaction created it concurrently; choose another name.';
 end $$;
 comment on function gnomon.branch_create(text, text, text, boolean) is
   'Creates a branch of main or of a branch, at now or at a coordinate, logged or scratch; a catalog row, O(1). Returns its id.';
@@ -267,7 +267,7 @@ comment on function gnomon.branch_use(text, boolean) is
 
 -- The selected branch (GN054 when none, GN050 when it was dropped, GN053 when a crash emptied it).
 create or replace function gnomon.current_branch() returns gnomon.branch
-language plpgsql stable as $$
+language plpgsql stable set plan_cache_mode = force_custom_plan as $$
 declare
   s text := current_setting('gnomon.branch', true);
   b gnomon.branch;
@@ -481,9 +481,11 @@ begin
    where not s.g_del
   union all
   select m.* from (
+    -- (the null test inside the subquery: under an OR it became a hashed subplan, built once per statement even
+    -- when the point changes from row to row of a lateral call)
     select %9$s from %10$s l
-     where (select r.msnap from r) is null
-        or not exists (select 1 from %11$s x where %12$s and x.g_xid >= (select r.mlo from r)
+     where not exists (select 1 from %11$s x where %12$s and (select r.msnap from r) is not null
+                        and x.g_xid >= (select r.mlo from r)
                         and not pg_visible_in_snapshot(x.g_xid, (select r.msnap from r)))
     union all
     -- a changed key: the image from before its first version the main snapshot does not see
@@ -529,11 +531,15 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_s, bf_cols, rb, rh, heq_b,
        lb as materialized (select u.id, coalesce(u.snap, pg_current_snapshot())::text as snap
                              from pb cross join lateral unnest(pb.chain, pb.snaps) u(id, snap)),
        k as (
-         select %1$s from la join gnomon_t.%2$I b on b.g_branch = la.id
-          where not exists (select 1 from lb where lb.id = la.id and lb.snap = la.snap)
+         -- a level only one point reads: every key written on it; a level both read at different snapshots: the
+         -- keys whose last write one of them does not see (a row whose last write both see reads alike at both)
+         select %1$s from la join gnomon_t.%2$I b on b.g_branch = la.id left join lb on lb.id = la.id
+          where lb.id is null
+             or (lb.snap <> la.snap and not (pg_visible_in_snapshot(b.g_xid, la.snap::pg_snapshot)
+                                             and pg_visible_in_snapshot(b.g_xid, lb.snap::pg_snapshot)))
          union
          select %1$s from lb join gnomon_t.%2$I b on b.g_branch = lb.id
-          where not exists (select 1 from la where la.id = lb.id and la.snap = lb.snap)
+          where not exists (select 1 from la where la.id = lb.id)
          union
          select %3$s from %4$s x, pa, pb
           where x.g_xid >= least(pg_snapshot_xmin(pa.msnap), pg_snapshot_xmin(pb.msnap))
@@ -542,7 +548,7 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_s, bf_cols, rb, rh, heq_b,
     from (select jsonb_build_object(%5$s) as key,
                  (select to_jsonb(o) from gnomon_t.%6$I(a) o where %7$s) as old,
                  (select to_jsonb(o) from gnomon_t.%6$I(b) o where %7$s) as new
-            from k) d
+            from k offset 0) d
    where d.old is distinct from d.new
 $b$, keys_b, bt, keys_x, hist, key_json, gnomon.object_name(tt.base_name, '_at'),
      (select string_agg(format('o.%1$I = k.%1$I', kk), ' and ' order by o) from unnest(tt.key_columns) with ordinality u(kk, o)));

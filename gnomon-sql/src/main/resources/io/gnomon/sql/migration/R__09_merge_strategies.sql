@@ -8,22 +8,48 @@
 -- target's value unchanged, so a statement that writes value changes nothing where it conflicts.
 
 -- Their SQLSTATE GN040 (MERGE_LIMIT_EXCEEDED) is registered in R__01_errors.sql with the others.
+--
+-- The public functions are set-returning SQL functions of one row, which PostgreSQL inlines into the calling
+-- statement: the per-column rule becomes plain expressions of the statement, and the strategy's worker (an internal
+-- PL/pgSQL function gnomon.merge_*_resolve, or gnomon.merge_extreme) runs only for rows whose column both
+-- sides changed, behind a one-time filter. Arguments are substituted where the body names them, so pass columns or
+-- cheap expressions (materialise expensive ones first, e.g. in a subquery with OFFSET 0).
+
+-- Earlier versions returned a record instead of a set of one row; a return type cannot be replaced.
+-- (gnomon.merge_rule was the per-column rule's first name; the table gnomon.merge_rule holds the row rules now.)
+drop function if exists gnomon.merge_rule(anycompatible, anycompatible, anycompatible);
+drop function if exists gnomon.merge_column_rule(anycompatible, anycompatible, anycompatible);
+drop function if exists gnomon.merge_fail(anycompatible, anycompatible, anycompatible);
+drop function if exists gnomon.merge_ours(anycompatible, anycompatible, anycompatible);
+drop function if exists gnomon.merge_theirs(anycompatible, anycompatible, anycompatible);
+drop function if exists gnomon.merge_counter(smallint, smallint, smallint);
+drop function if exists gnomon.merge_counter(integer, integer, integer);
+drop function if exists gnomon.merge_counter(bigint, bigint, bigint);
+drop function if exists gnomon.merge_counter(numeric, numeric, numeric, integer, integer);
+drop function if exists gnomon.merge_counter_exact(numeric, numeric, numeric, text, numeric, numeric, integer, integer);
+drop function if exists gnomon.merge_max(anycompatible, anycompatible, anycompatible);
+drop function if exists gnomon.merge_min(anycompatible, anycompatible, anycompatible);
+drop function if exists gnomon.merge_union(anycompatiblearray, anycompatiblearray, anycompatiblearray);
+drop function if exists gnomon.merge_json(jsonb, jsonb, jsonb, boolean, integer, integer);
+drop function if exists gnomon.merge_text(text, text, text);
+drop function if exists gnomon.merge_custom(anycompatible, anycompatible, anycompatible, regprocedure);
 
 -- The per-column rule: equal sides converge, a one-sided change wins. both_changed says that both sides changed the
 -- value differently, and then value is NULL and the column's strategy decides. "The same" is IS NOT DISTINCT FROM:
 -- the type's = (numbers by value, jsonb by value, arrays element by element), NULL the same only as NULL.
-create or replace function gnomon.merge_rule(base anycompatible, ours anycompatible, theirs anycompatible,
-                                             out value anycompatible, out both_changed boolean)
+create or replace function gnomon.merge_column_rule(base anycompatible, ours anycompatible,
+                                                    theirs anycompatible)
+returns table (value anycompatible, both_changed boolean)
 language sql immutable parallel safe as $$
   select case when ours is not distinct from theirs or theirs is not distinct from base then ours
               when ours is not distinct from base then theirs end,
          ours is distinct from theirs and ours is distinct from base and theirs is distinct from base
 $$;
-comment on function gnomon.merge_rule(anycompatible, anycompatible, anycompatible) is
+comment on function gnomon.merge_column_rule(anycompatible, anycompatible, anycompatible) is
   'The per-column rule of a three-way merge: equal sides converge, a one-sided change wins; both_changed when the strategy must decide.';
 
-create or replace function gnomon.merge_fail(base anycompatible, ours anycompatible, theirs anycompatible,
-                                             out value anycompatible, out conflict text)
+create or replace function gnomon.merge_fail(base anycompatible, ours anycompatible, theirs anycompatible)
+returns table (value anycompatible, conflict text)
 language sql immutable parallel safe as $$
   select case when ours is not distinct from theirs then ours when ours is not distinct from base then theirs
               else ours end,
@@ -33,8 +59,8 @@ $$;
 comment on function gnomon.merge_fail(anycompatible, anycompatible, anycompatible) is
   'Merge strategy fail (the default): a change on both sides is a conflict.';
 
-create or replace function gnomon.merge_ours(base anycompatible, ours anycompatible, theirs anycompatible,
-                                             out value anycompatible, out conflict text)
+create or replace function gnomon.merge_ours(base anycompatible, ours anycompatible, theirs anycompatible)
+returns table (value anycompatible, conflict text)
 language sql immutable parallel safe as $$
   select case when ours is not distinct from theirs then ours when ours is not distinct from base then theirs
               else ours end,
@@ -43,8 +69,8 @@ $$;
 comment on function gnomon.merge_ours(anycompatible, anycompatible, anycompatible) is
   'Merge strategy ours: a change on both sides keeps the target''s value.';
 
-create or replace function gnomon.merge_theirs(base anycompatible, ours anycompatible, theirs anycompatible,
-                                               out value anycompatible, out conflict text)
+create or replace function gnomon.merge_theirs(base anycompatible, ours anycompatible, theirs anycompatible)
+returns table (value anycompatible, conflict text)
 language sql immutable parallel safe as $$
   select case when ours is not distinct from theirs or theirs is not distinct from base then ours else theirs end,
          null::text
@@ -53,17 +79,23 @@ comment on function gnomon.merge_theirs(anycompatible, anycompatible, anycompati
   'Merge strategy theirs: a change on both sides takes the source''s value.';
 
 -- counter: base + (ours - base) + (theirs - base), exact (in numeric, so no intermediate step overflows). A NULL base
--- counts as 0; NULL on a side is a conflict. For integers the result must lie in [lo, hi]; for numeric(precision,
--- scale) it must have at most scale decimal places (more would be rounded) and at most precision - scale digits
--- before the point. precision NULL: unconstrained numeric. NaN or an infinity (which the Java reference cannot hold)
--- makes the result NaN or infinite, which is a conflict too.
-create or replace function gnomon.merge_counter_exact(base numeric, ours numeric, theirs numeric, type_name text,
-                                                      lo numeric, hi numeric, numeric_precision integer,
-                                                      numeric_scale integer,
-                                                      out value numeric, out conflict text)
+-- counts as 0; NULL on a side is a conflict. A smallint, integer or bigint result must lie in the type's range; a
+-- numeric(precision, scale) one must have at most scale decimal places (more would be rounded) and at most
+-- precision - scale digits before the point (precision NULL: unconstrained numeric). NaN or an infinity (which the
+-- Java reference cannot hold) makes the result NaN or infinite, which is a conflict too. One polymorphic function,
+-- not one per type, so that every caller and the generated jOOQ classes see a single gnomon.merge_counter.
+create or replace function gnomon.merge_counter_resolve(base anycompatible, ours anycompatible, theirs anycompatible,
+                                                        numeric_precision integer, numeric_scale integer,
+                                                        out value anycompatible, out conflict text)
 language plpgsql immutable parallel safe as $$
 declare
-  b numeric := coalesce(base, 0);
+  kind regtype := pg_typeof(ours);
+  type_name text;
+  lo numeric;
+  hi numeric;
+  b numeric := coalesce(base::numeric, 0);
+  o numeric := ours::numeric;
+  t numeric := theirs::numeric;
   r numeric;
 begin
   if ours is not distinct from theirs or theirs is not distinct from base then
@@ -77,13 +109,20 @@ begin
                 || ' set the column to NULL, which a counter cannot add';
     return;
   end if;
-  r := ours + theirs - b;
+  case kind
+    when 'smallint'::regtype then type_name := 'int2'; lo := -32768; hi := 32767;
+    when 'integer'::regtype then type_name := 'int4'; lo := -2147483648; hi := 2147483647;
+    when 'bigint'::regtype then type_name := 'int8'; lo := -9223372036854775808; hi := 9223372036854775807;
+    else type_name := case when numeric_precision is null then 'numeric'
+                           else format('numeric(%s,%s)', numeric_precision, numeric_scale) end;
+  end case;
+  r := o + t - b;
   if lo is not null then
     if r between lo and hi then
       value := r;
     else
       conflict := format('counter: %s + (%s − %s) + (%s − %s) = %s is outside the range of %s [%s, %s]',
-                         b, ours, b, theirs, b, r, type_name, lo, hi);
+                         b, o, b, t, b, r, type_name, lo, hi);
     end if;
   elsif r in ('NaN', 'Infinity', '-Infinity') then
     conflict := format('counter: the result %s is not a finite number', r);
@@ -99,34 +138,11 @@ begin
     value := round(r, numeric_scale);
   end if;
 end $$;
-comment on function gnomon.merge_counter_exact(numeric, numeric, numeric, text, numeric, numeric, integer, integer) is
-  'Internal: the counter strategy computed in numeric, for gnomon.merge_counter.';
+comment on function gnomon.merge_counter_resolve(anycompatible, anycompatible, anycompatible, integer, integer) is
+  'Internal: the counter strategy for a column both sides changed, computed in numeric, behind gnomon.merge_counter.';
 
-create or replace function gnomon.merge_counter(base smallint, ours smallint, theirs smallint,
-                                                out value smallint, out conflict text)
-language sql immutable parallel safe as $$
-  select m.value::smallint, m.conflict
-  from gnomon.merge_counter_exact(base, ours, theirs, 'int2', -32768, 32767, null, null) m
-$$;
-
-create or replace function gnomon.merge_counter(base integer, ours integer, theirs integer,
-                                                out value integer, out conflict text)
-language sql immutable parallel safe as $$
-  select m.value::integer, m.conflict
-  from gnomon.merge_counter_exact(base, ours, theirs, 'int4', -2147483648, 2147483647, null, null) m
-$$;
-
-create or replace function gnomon.merge_counter(base bigint, ours bigint, theirs bigint,
-                                                out value bigint, out conflict text)
-language sql immutable parallel safe as $$
-  select m.value::bigint, m.conflict
-  from gnomon.merge_counter_exact(base, ours, theirs, 'int8', -9223372036854775808, 9223372036854775807,
-                                  null, null) m
-$$;
-
-create or replace function gnomon.merge_counter(base numeric, ours numeric, theirs numeric,
-                                                numeric_precision integer default null, numeric_scale integer default 0,
-                                                out value numeric, out conflict text)
+create or replace function gnomon.merge_counter_typmod(numeric_precision integer, numeric_scale integer)
+returns boolean
 language plpgsql immutable parallel safe as $$
 begin
   if numeric_precision is not null
@@ -134,23 +150,29 @@ begin
           or numeric_scale not between 0 and numeric_precision) then
     raise exception using errcode = 'GN021',
       message = format('numeric(%s,%s) is not a column type gnomon.merge_counter can bound', numeric_precision,
-                     numeric_scale),
+                       numeric_scale),
       hint = 'Pass the column''s declared precision (1..1000) and scale (0..precision), or NULL for unconstrained numeric.';
   end if;
-  select m.value, m.conflict into value, conflict
-  from gnomon.merge_counter_exact(base, ours, theirs,
-                                  case when numeric_precision is null then 'numeric'
-                                       else format('numeric(%s,%s)', numeric_precision, numeric_scale) end,
-                                  null, null, numeric_precision, numeric_scale) m;
+  return true;
 end $$;
-comment on function gnomon.merge_counter(smallint, smallint, smallint) is
-  'Merge strategy counter for smallint: base + (ours - base) + (theirs - base); out of range is a conflict.';
-comment on function gnomon.merge_counter(integer, integer, integer) is
-  'Merge strategy counter for integer: base + (ours - base) + (theirs - base); out of range is a conflict.';
-comment on function gnomon.merge_counter(bigint, bigint, bigint) is
-  'Merge strategy counter for bigint: base + (ours - base) + (theirs - base); out of range is a conflict.';
-comment on function gnomon.merge_counter(numeric, numeric, numeric, integer, integer) is
-  'Merge strategy counter for numeric(precision, scale): base + (ours - base) + (theirs - base); a result the type would round or overflow is a conflict.';
+comment on function gnomon.merge_counter_typmod(integer, integer) is
+  'Internal: checks the precision and scale given to gnomon.merge_counter (GN021), else true.';
+
+create or replace function gnomon.merge_counter(base anycompatible, ours anycompatible, theirs anycompatible,
+                                                numeric_precision integer default null, numeric_scale integer default 0)
+returns table (value anycompatible, conflict text)
+language sql immutable parallel safe as $$
+  select case when r.twice then s.value else r.value end, s.conflict
+  from (select case when ours is not distinct from theirs or theirs is not distinct from base then ours
+                    when ours is not distinct from base then theirs end as value,
+               ours is distinct from theirs and ours is distinct from base and theirs is distinct from base as twice) r
+  left join lateral (select m.value, m.conflict
+                     from gnomon.merge_counter_resolve(base, ours, theirs, numeric_precision, numeric_scale) m
+                     where r.twice offset 0) s on true
+  where gnomon.merge_counter_typmod(numeric_precision, numeric_scale)
+$$;
+comment on function gnomon.merge_counter(anycompatible, anycompatible, anycompatible, integer, integer) is
+  'Merge strategy counter for smallint, integer, bigint and numeric(precision, scale): base + (ours - base) + (theirs - base); a result out of the type''s range, or one numeric(p,s) would round, is a conflict.';
 
 -- max and min: the larger (smaller) of ours and theirs; NULL loses, like greatest/least. text and varchar compare in
 -- the "C" collation (code point order), every other type by its default ordering; on a tie ours is kept.
@@ -176,18 +198,30 @@ end $$;
 comment on function gnomon.merge_extreme(anycompatible, anycompatible, anycompatible, integer) is
   'Internal: gnomon.merge_max (sign 1) and gnomon.merge_min (sign -1).';
 
-create or replace function gnomon.merge_max(base anycompatible, ours anycompatible, theirs anycompatible,
-                                            out value anycompatible, out conflict text)
+create or replace function gnomon.merge_max(base anycompatible, ours anycompatible, theirs anycompatible)
+returns table (value anycompatible, conflict text)
 language sql immutable parallel safe as $$
-  select m.value, m.conflict from gnomon.merge_extreme(base, ours, theirs, 1) m
+  select case when r.twice then s.value else r.value end, s.conflict
+  from (select case when ours is not distinct from theirs or theirs is not distinct from base then ours
+                    when ours is not distinct from base then theirs end as value,
+               ours is distinct from theirs and ours is distinct from base and theirs is distinct from base as twice) r
+  left join lateral (select m.value, m.conflict
+                     from gnomon.merge_extreme(base, ours, theirs, 1) m
+                     where r.twice offset 0) s on true
 $$;
 comment on function gnomon.merge_max(anycompatible, anycompatible, anycompatible) is
   'Merge strategy max: the larger of ours and theirs (NULL loses; text in code point order).';
 
-create or replace function gnomon.merge_min(base anycompatible, ours anycompatible, theirs anycompatible,
-                                            out value anycompatible, out conflict text)
+create or replace function gnomon.merge_min(base anycompatible, ours anycompatible, theirs anycompatible)
+returns table (value anycompatible, conflict text)
 language sql immutable parallel safe as $$
-  select m.value, m.conflict from gnomon.merge_extreme(base, ours, theirs, -1) m
+  select case when r.twice then s.value else r.value end, s.conflict
+  from (select case when ours is not distinct from theirs or theirs is not distinct from base then ours
+                    when ours is not distinct from base then theirs end as value,
+               ours is distinct from theirs and ours is distinct from base and theirs is distinct from base as twice) r
+  left join lateral (select m.value, m.conflict
+                     from gnomon.merge_extreme(base, ours, theirs, -1) m
+                     where r.twice offset 0) s on true
 $$;
 comment on function gnomon.merge_min(anycompatible, anycompatible, anycompatible) is
   'Merge strategy min: the smaller of ours and theirs (NULL loses; text in code point order).';
@@ -226,7 +260,7 @@ $$;
 comment on function gnomon.merge_multiset(anycompatiblearray, anycompatiblearray, anycompatiblearray) is
   'Internal: the union rule on three arrays as multisets with a stable order.';
 
-create or replace function gnomon.merge_union(base anycompatiblearray, ours anycompatiblearray,
+create or replace function gnomon.merge_union_resolve(base anycompatiblearray, ours anycompatiblearray,
                                               theirs anycompatiblearray,
                                               out value anycompatiblearray, out conflict text)
 language plpgsql immutable parallel safe as $$
@@ -243,6 +277,21 @@ begin
     value := gnomon.merge_multiset(coalesce(base, '{}'), ours, theirs);
   end if;
 end $$;
+comment on function gnomon.merge_union_resolve(anycompatiblearray, anycompatiblearray, anycompatiblearray) is
+  'Internal: the union strategy for a column both sides changed, behind gnomon.merge_union.';
+
+create or replace function gnomon.merge_union(base anycompatiblearray, ours anycompatiblearray,
+                                              theirs anycompatiblearray)
+returns table (value anycompatiblearray, conflict text)
+language sql immutable parallel safe as $$
+  select case when r.twice then s.value else r.value end, s.conflict
+  from (select case when ours is not distinct from theirs or theirs is not distinct from base then ours
+                    when ours is not distinct from base then theirs end as value,
+               ours is distinct from theirs and ours is distinct from base and theirs is distinct from base as twice) r
+  left join lateral (select m.value, m.conflict
+                     from gnomon.merge_union_resolve(base, ours, theirs) m
+                     where r.twice offset 0) s on true
+$$;
 comment on function gnomon.merge_union(anycompatiblearray, anycompatiblearray, anycompatiblearray) is
   'Merge strategy union for arrays: additions of both sides kept, removals of either side applied, stable order.';
 
@@ -342,9 +391,9 @@ end $$;
 comment on function gnomon.merge_json_at(jsonb, jsonb, jsonb, text, boolean, text[]) is
   'Internal: the json strategy at one position, recursively; appends conflicting paths.';
 
-create or replace function gnomon.merge_json(base jsonb, ours jsonb, theirs jsonb, arrays_as_sets boolean default false,
-                                             max_depth integer default 64, max_nodes integer default 100000,
-                                             out value jsonb, out conflict text)
+create or replace function gnomon.merge_json_resolve(base jsonb, ours jsonb, theirs jsonb, arrays_as_sets boolean,
+                                                     max_depth integer, max_nodes integer,
+                                                     out value jsonb, out conflict text)
 language plpgsql immutable parallel safe as $$
 declare
   used integer := 0;
@@ -380,6 +429,21 @@ begin
                 || case when n > 5 then format(' and %s more paths', n - 5) else '' end || ' differently';
   end if;
 end $$;
+comment on function gnomon.merge_json_resolve(jsonb, jsonb, jsonb, boolean, integer, integer) is
+  'Internal: the json strategy for a column both sides changed, behind gnomon.merge_json.';
+
+create or replace function gnomon.merge_json(base jsonb, ours jsonb, theirs jsonb, arrays_as_sets boolean default false,
+                                             max_depth integer default 64, max_nodes integer default 100000)
+returns table (value jsonb, conflict text)
+language sql immutable parallel safe as $$
+  select case when r.twice then s.value else r.value end, s.conflict
+  from (select case when ours is not distinct from theirs or theirs is not distinct from base then ours
+                    when ours is not distinct from base then theirs end as value,
+               ours is distinct from theirs and ours is distinct from base and theirs is distinct from base as twice) r
+  left join lateral (select m.value, m.conflict
+                     from gnomon.merge_json_resolve(base, ours, theirs, arrays_as_sets, max_depth, max_nodes) m
+                     where r.twice offset 0) s on true
+$$;
 comment on function gnomon.merge_json(jsonb, jsonb, jsonb, boolean, integer, integer) is
   'Merge strategy json: a recursive three-way merge of jsonb objects key by key; GN040 beyond max_depth or max_nodes.';
 
@@ -492,7 +556,8 @@ end $$;
 comment on function gnomon.merge_text_side(text[], text[], integer[], integer, integer, integer, integer) is
   'Internal: one side''s lines for a span of base lines, given its hunks.';
 
-create or replace function gnomon.merge_text(base text, ours text, theirs text, out value text, out conflict text)
+create or replace function gnomon.merge_text_resolve(base text, ours text, theirs text,
+                                                     out value text, out conflict text)
 language plpgsql immutable parallel safe as $$
 declare
   bl text[] collate "C";
@@ -581,13 +646,27 @@ begin
     conflict := 'text: ' || array_to_string(problems, '; ');
   end if;
 end $$;
+comment on function gnomon.merge_text_resolve(text, text, text) is
+  'Internal: the text strategy for a column both sides changed, behind gnomon.merge_text.';
+
+create or replace function gnomon.merge_text(base text, ours text, theirs text)
+returns table (value text, conflict text)
+language sql immutable parallel safe as $$
+  select case when r.twice then s.value else r.value end, s.conflict
+  from (select case when ours is not distinct from theirs or theirs is not distinct from base then ours
+                    when ours is not distinct from base then theirs end as value,
+               ours is distinct from theirs and ours is distinct from base and theirs is distinct from base as twice) r
+  left join lateral (select m.value, m.conflict
+                     from gnomon.merge_text_resolve(base, ours, theirs) m
+                     where r.twice offset 0) s on true
+$$;
 comment on function gnomon.merge_text(text, text, text) is
   'Merge strategy text: a line-based three-way merge against the base, like diff3; overlapping or touching edits conflict.';
 
 -- custom: a user's function fn(base T, ours T, theirs T, out value T, out conflict text), called only when both
 -- sides changed the column differently. It returns conflict NULL and the merged value, or a conflict (its value is
 -- then ignored: the result is ours). It must be deterministic.
-create or replace function gnomon.merge_custom(base anycompatible, ours anycompatible, theirs anycompatible,
+create or replace function gnomon.merge_custom_resolve(base anycompatible, ours anycompatible, theirs anycompatible,
                                                fn regprocedure, out value anycompatible, out conflict text)
 language plpgsql stable as $$
 declare
@@ -611,5 +690,20 @@ begin
     value := ours;
   end if;
 end $$;
+comment on function gnomon.merge_custom_resolve(anycompatible, anycompatible, anycompatible, regprocedure) is
+  'Internal: the custom strategy for a column both sides changed, behind gnomon.merge_custom.';
+
+create or replace function gnomon.merge_custom(base anycompatible, ours anycompatible, theirs anycompatible,
+                                               fn regprocedure)
+returns table (value anycompatible, conflict text)
+language sql stable as $$
+  select case when r.twice then s.value else r.value end, s.conflict
+  from (select case when ours is not distinct from theirs or theirs is not distinct from base then ours
+                    when ours is not distinct from base then theirs end as value,
+               ours is distinct from theirs and ours is distinct from base and theirs is distinct from base as twice) r
+  left join lateral (select m.value, m.conflict
+                     from gnomon.merge_custom_resolve(base, ours, theirs, fn) m
+                     where r.twice offset 0) s on true
+$$;
 comment on function gnomon.merge_custom(anycompatible, anycompatible, anycompatible, regprocedure) is
   'Merge strategy custom: applies the per-column rule, then calls a user''s function (base, ours, theirs, out value, out conflict text).';

@@ -219,7 +219,12 @@ begin
     -- the keys the source changed since the base, with base and theirs images
     execute format('insert into pg_temp.gnomon_merge_plan (table_id, key, b, t) select $1, d.key, d.old, d.new from gnomon_t.%I($2, $3) d',
                    gnomon.object_name(tt.base_name, '_diff')) using tt.table_id, base, theirs;
-    continue when not exists (select 1 from pg_temp.gnomon_merge_plan p where p.table_id = tt.table_id);
+    get diagnostics n = row_count;
+    continue when n = 0;
+    -- a temporary table has no statistics until analyzed: without them the planner expects one row
+    if n > 1000 then
+      analyze pg_temp.gnomon_merge_plan;
+    end if;
     -- on main, lock the target's rows of those keys (row locks only: writers of other rows never wait)
     if target_id = 0 then
       execute format('select count(*) from (select 1 from %s x where exists (select 1 from pg_temp.gnomon_merge_plan p where p.table_id = $1 and %s) for update of x) s',
@@ -277,11 +282,12 @@ begin
       end loop;
       execute format($m$
         update pg_temp.gnomon_merge_plan p set r = m.r, conflicts = nullif(m.c, '{}'::jsonb)
-          from (select q.key, %1$s as r, %2$s as c
-                  from (select p.key, p.o as oj, jsonb_populate_record(null::%3$s, p.b) as b, jsonb_populate_record(null::%3$s, p.o) as o,
+          from (select q.tid, %1$s as r, %2$s as c
+                  from (select p.ctid as tid, p.key, p.o as oj, jsonb_populate_record(null::%3$s, p.b) as b, jsonb_populate_record(null::%3$s, p.o) as o,
                                jsonb_populate_record(null::%3$s, p.t) as t
-                          from pg_temp.gnomon_merge_plan p where p.table_id = $1 and p.action = 'merge') q %4$s) m
-         where p.table_id = $1 and p.action = 'merge' and p.key = m.key$m$,
+                          from pg_temp.gnomon_merge_plan p where p.table_id = $1 and p.action = 'merge' offset 0) q %4$s) m
+         -- joined on the row's ctid: linear whatever the temporary table's (absent) statistics say
+         where p.ctid = m.tid$m$,
         array_to_string(r_parts, ' || '), case when n = 0 then '''{}''::jsonb' else array_to_string(c_parts, ' || ') end,
         tab, lateral_sql) using tt.table_id;
     end if;

@@ -13,12 +13,23 @@ import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
 import io.gnomon.sql.internal.generated.tables.Merge;
+import io.gnomon.sql.internal.generated.tables.MergeColumnRule;
 import io.gnomon.sql.internal.generated.tables.MergeConflict;
 import io.gnomon.sql.internal.generated.tables.MergeConflicts;
+import io.gnomon.sql.internal.generated.tables.MergeCounter;
+import io.gnomon.sql.internal.generated.tables.MergeCustom;
+import io.gnomon.sql.internal.generated.tables.MergeFail;
+import io.gnomon.sql.internal.generated.tables.MergeJson;
+import io.gnomon.sql.internal.generated.tables.MergeMax;
+import io.gnomon.sql.internal.generated.tables.MergeMin;
+import io.gnomon.sql.internal.generated.tables.MergeOurs;
 import io.gnomon.sql.internal.generated.tables.MergePreview;
 import io.gnomon.sql.internal.generated.tables.MergeResolution;
 import io.gnomon.sql.internal.generated.tables.MergeRule;
 import io.gnomon.sql.internal.generated.tables.MergeStrategy;
+import io.gnomon.sql.internal.generated.tables.MergeText;
+import io.gnomon.sql.internal.generated.tables.MergeTheirs;
+import io.gnomon.sql.internal.generated.tables.MergeUnion;
 import io.gnomon.sql.internal.generated.tables.ScratchAlive;
 import io.gnomon.sql.internal.generated.tables.Tick;
 import io.gnomon.sql.internal.generated.tables.TrackedTable;
@@ -26,8 +37,19 @@ import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeColumnRuleRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeConflictsRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeCounterRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeCustomRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeFailRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeJsonRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeMaxRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeMinRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeOursRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergePreviewRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeTextRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeTheirsRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeUnionRecord;
 import io.gnomon.sql.internal.generated.udt.Point;
 import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
@@ -37,6 +59,7 @@ import java.util.List;
 import org.jooq.Catalog;
 import org.jooq.Configuration;
 import org.jooq.Field;
+import org.jooq.JSONB;
 import org.jooq.Result;
 import org.jooq.Sequence;
 import org.jooq.Table;
@@ -245,6 +268,75 @@ public class Gnomon extends SchemaImpl {
     public final Merge MERGE = Merge.MERGE;
 
     /**
+     * base anycompatible, ours anycompatible, theirs anycompatible
+     */
+    public final MergeColumnRule MERGE_COLUMN_RULE = MergeColumnRule.MERGE_COLUMN_RULE;
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeColumnRuleRecord> MERGE_COLUMN_RULE(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeColumnRule.MERGE_COLUMN_RULE.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeColumnRule MERGE_COLUMN_RULE(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeColumnRule.MERGE_COLUMN_RULE.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeColumnRule MERGE_COLUMN_RULE(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeColumnRule.MERGE_COLUMN_RULE.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
      * Conflicts of merge runs; resolve them with gnomon.merge_resolve() and
      * merge again.
      */
@@ -286,6 +378,511 @@ public class Gnomon extends SchemaImpl {
     ) {
         return io.gnomon.sql.internal.generated.tables.MergeConflicts.MERGE_CONFLICTS.call(
             mergeId
+        );
+    }
+
+    /**
+     * base anycompatible, ours anycompatible, theirs anycompatible,
+     * numeric_precision integer DEFAULT NULL::integer, numeric_scale integer
+     * DEFAULT 0
+     */
+    public final MergeCounter MERGE_COUNTER = MergeCounter.MERGE_COUNTER;
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeCounterRecord> MERGE_COUNTER(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+        , Integer numericPrecision
+        , Integer numericScale
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeCounter.MERGE_COUNTER.call(
+              base
+            , ours
+            , theirs
+            , numericPrecision
+            , numericScale
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeCounter MERGE_COUNTER(
+          Object base
+        , Object ours
+        , Object theirs
+        , Integer numericPrecision
+        , Integer numericScale
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeCounter.MERGE_COUNTER.call(
+            base,
+            ours,
+            theirs,
+            numericPrecision,
+            numericScale
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeCounter MERGE_COUNTER(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+        , Field<Integer> numericPrecision
+        , Field<Integer> numericScale
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeCounter.MERGE_COUNTER.call(
+            base,
+            ours,
+            theirs,
+            numericPrecision,
+            numericScale
+        );
+    }
+
+    /**
+     * base anycompatible, ours anycompatible, theirs anycompatible, fn
+     * regprocedure
+     */
+    public final MergeCustom MERGE_CUSTOM = MergeCustom.MERGE_CUSTOM;
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeCustomRecord> MERGE_CUSTOM(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+        , Object fn
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeCustom.MERGE_CUSTOM.call(
+              base
+            , ours
+            , theirs
+            , fn
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeCustom MERGE_CUSTOM(
+          Object base
+        , Object ours
+        , Object theirs
+        , Object fn
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeCustom.MERGE_CUSTOM.call(
+            base,
+            ours,
+            theirs,
+            fn
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeCustom MERGE_CUSTOM(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+        , Field<Object> fn
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeCustom.MERGE_CUSTOM.call(
+            base,
+            ours,
+            theirs,
+            fn
+        );
+    }
+
+    /**
+     * base anycompatible, ours anycompatible, theirs anycompatible
+     */
+    public final MergeFail MERGE_FAIL = MergeFail.MERGE_FAIL;
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeFailRecord> MERGE_FAIL(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeFail.MERGE_FAIL.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeFail MERGE_FAIL(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeFail.MERGE_FAIL.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeFail MERGE_FAIL(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeFail.MERGE_FAIL.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * base jsonb, ours jsonb, theirs jsonb, arrays_as_sets boolean DEFAULT
+     * false, max_depth integer DEFAULT 64, max_nodes integer DEFAULT 100000
+     */
+    public final MergeJson MERGE_JSON = MergeJson.MERGE_JSON;
+
+    /**
+     * Call <code>gnomon.merge_json</code>.
+     */
+    public static Result<MergeJsonRecord> MERGE_JSON(
+          Configuration configuration
+        , JSONB base
+        , JSONB ours
+        , JSONB theirs
+        , Boolean arraysAsSets
+        , Integer maxDepth
+        , Integer maxNodes
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeJson.MERGE_JSON.call(
+              base
+            , ours
+            , theirs
+            , arraysAsSets
+            , maxDepth
+            , maxNodes
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.merge_json</code> as a table.
+     */
+    public static MergeJson MERGE_JSON(
+          JSONB base
+        , JSONB ours
+        , JSONB theirs
+        , Boolean arraysAsSets
+        , Integer maxDepth
+        , Integer maxNodes
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeJson.MERGE_JSON.call(
+            base,
+            ours,
+            theirs,
+            arraysAsSets,
+            maxDepth,
+            maxNodes
+        );
+    }
+
+    /**
+     * Get <code>gnomon.merge_json</code> as a table.
+     */
+    public static MergeJson MERGE_JSON(
+          Field<JSONB> base
+        , Field<JSONB> ours
+        , Field<JSONB> theirs
+        , Field<Boolean> arraysAsSets
+        , Field<Integer> maxDepth
+        , Field<Integer> maxNodes
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeJson.MERGE_JSON.call(
+            base,
+            ours,
+            theirs,
+            arraysAsSets,
+            maxDepth,
+            maxNodes
+        );
+    }
+
+    /**
+     * base anycompatible, ours anycompatible, theirs anycompatible
+     */
+    public final MergeMax MERGE_MAX = MergeMax.MERGE_MAX;
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeMaxRecord> MERGE_MAX(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeMax.MERGE_MAX.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeMax MERGE_MAX(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeMax.MERGE_MAX.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeMax MERGE_MAX(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeMax.MERGE_MAX.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * base anycompatible, ours anycompatible, theirs anycompatible
+     */
+    public final MergeMin MERGE_MIN = MergeMin.MERGE_MIN;
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeMinRecord> MERGE_MIN(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeMin.MERGE_MIN.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeMin MERGE_MIN(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeMin.MERGE_MIN.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeMin MERGE_MIN(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeMin.MERGE_MIN.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * base anycompatible, ours anycompatible, theirs anycompatible
+     */
+    public final MergeOurs MERGE_OURS = MergeOurs.MERGE_OURS;
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeOursRecord> MERGE_OURS(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeOurs.MERGE_OURS.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeOurs MERGE_OURS(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeOurs.MERGE_OURS.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeOurs MERGE_OURS(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeOurs.MERGE_OURS.call(
+            base,
+            ours,
+            theirs
         );
     }
 
@@ -358,6 +955,196 @@ public class Gnomon extends SchemaImpl {
     public final MergeStrategy MERGE_STRATEGY = MergeStrategy.MERGE_STRATEGY;
 
     /**
+     * base text, ours text, theirs text
+     */
+    public final MergeText MERGE_TEXT = MergeText.MERGE_TEXT;
+
+    /**
+     * Call <code>gnomon.merge_text</code>.
+     */
+    public static Result<MergeTextRecord> MERGE_TEXT(
+          Configuration configuration
+        , String base
+        , String ours
+        , String theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeText.MERGE_TEXT.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.merge_text</code> as a table.
+     */
+    public static MergeText MERGE_TEXT(
+          String base
+        , String ours
+        , String theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeText.MERGE_TEXT.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * Get <code>gnomon.merge_text</code> as a table.
+     */
+    public static MergeText MERGE_TEXT(
+          Field<String> base
+        , Field<String> ours
+        , Field<String> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeText.MERGE_TEXT.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * base anycompatible, ours anycompatible, theirs anycompatible
+     */
+    public final MergeTheirs MERGE_THEIRS = MergeTheirs.MERGE_THEIRS;
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeTheirsRecord> MERGE_THEIRS(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeTheirs.MERGE_THEIRS.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeTheirs MERGE_THEIRS(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeTheirs.MERGE_THEIRS.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeTheirs MERGE_THEIRS(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeTheirs.MERGE_THEIRS.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * base anycompatiblearray, ours anycompatiblearray, theirs
+     * anycompatiblearray
+     */
+    public final MergeUnion MERGE_UNION = MergeUnion.MERGE_UNION;
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeUnionRecord> MERGE_UNION(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeUnion.MERGE_UNION.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeUnion MERGE_UNION(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeUnion.MERGE_UNION.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeUnion MERGE_UNION(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeUnion.MERGE_UNION.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
      * Scratch branches whose unlogged rows survived: emptied by a crash, like
      * the rows themselves.
      */
@@ -407,12 +1194,23 @@ public class Gnomon extends SchemaImpl {
             ErrorCode.ERROR_CODE,
             FeedRead.FEED_READ,
             Merge.MERGE,
+            MergeColumnRule.MERGE_COLUMN_RULE,
             MergeConflict.MERGE_CONFLICT,
             MergeConflicts.MERGE_CONFLICTS,
+            MergeCounter.MERGE_COUNTER,
+            MergeCustom.MERGE_CUSTOM,
+            MergeFail.MERGE_FAIL,
+            MergeJson.MERGE_JSON,
+            MergeMax.MERGE_MAX,
+            MergeMin.MERGE_MIN,
+            MergeOurs.MERGE_OURS,
             MergePreview.MERGE_PREVIEW,
             MergeResolution.MERGE_RESOLUTION,
             MergeRule.MERGE_RULE,
             MergeStrategy.MERGE_STRATEGY,
+            MergeText.MERGE_TEXT,
+            MergeTheirs.MERGE_THEIRS,
+            MergeUnion.MERGE_UNION,
             ScratchAlive.SCRATCH_ALIVE,
             Tick.TICK,
             TrackedTable.TRACKED_TABLE

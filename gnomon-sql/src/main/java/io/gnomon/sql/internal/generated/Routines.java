@@ -25,6 +25,7 @@ import io.gnomon.sql.internal.generated.routines.CurrentPoint;
 import io.gnomon.sql.internal.generated.routines.DropBranchObjects;
 import io.gnomon.sql.internal.generated.routines.DropCheckpoint;
 import io.gnomon.sql.internal.generated.routines.FeedAck;
+import io.gnomon.sql.internal.generated.routines.FeedPosition;
 import io.gnomon.sql.internal.generated.routines.FeedRegister;
 import io.gnomon.sql.internal.generated.routines.FeedUnregister;
 import io.gnomon.sql.internal.generated.routines.FindBranch;
@@ -36,30 +37,21 @@ import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.Merge;
 import io.gnomon.sql.internal.generated.routines.MergeApply;
 import io.gnomon.sql.internal.generated.routines.MergeBase;
-import io.gnomon.sql.internal.generated.routines.MergeCounter1;
-import io.gnomon.sql.internal.generated.routines.MergeCounter2;
-import io.gnomon.sql.internal.generated.routines.MergeCounter3;
-import io.gnomon.sql.internal.generated.routines.MergeCounter4;
-import io.gnomon.sql.internal.generated.routines.MergeCounterExact;
-import io.gnomon.sql.internal.generated.routines.MergeCustom;
+import io.gnomon.sql.internal.generated.routines.MergeCounterResolve;
+import io.gnomon.sql.internal.generated.routines.MergeCounterTypmod;
+import io.gnomon.sql.internal.generated.routines.MergeCustomResolve;
 import io.gnomon.sql.internal.generated.routines.MergeExtreme;
-import io.gnomon.sql.internal.generated.routines.MergeFail;
-import io.gnomon.sql.internal.generated.routines.MergeJson;
 import io.gnomon.sql.internal.generated.routines.MergeJsonAt;
 import io.gnomon.sql.internal.generated.routines.MergeJsonCheck;
-import io.gnomon.sql.internal.generated.routines.MergeMax;
-import io.gnomon.sql.internal.generated.routines.MergeMin;
+import io.gnomon.sql.internal.generated.routines.MergeJsonResolve;
 import io.gnomon.sql.internal.generated.routines.MergeMultiset;
-import io.gnomon.sql.internal.generated.routines.MergeOurs;
 import io.gnomon.sql.internal.generated.routines.MergePrepare;
 import io.gnomon.sql.internal.generated.routines.MergeResolve;
-import io.gnomon.sql.internal.generated.routines.MergeRule;
-import io.gnomon.sql.internal.generated.routines.MergeText;
 import io.gnomon.sql.internal.generated.routines.MergeTextHunks;
 import io.gnomon.sql.internal.generated.routines.MergeTextLines;
+import io.gnomon.sql.internal.generated.routines.MergeTextResolve;
 import io.gnomon.sql.internal.generated.routines.MergeTextSide;
-import io.gnomon.sql.internal.generated.routines.MergeTheirs;
-import io.gnomon.sql.internal.generated.routines.MergeUnion;
+import io.gnomon.sql.internal.generated.routines.MergeUnionResolve;
 import io.gnomon.sql.internal.generated.routines.ObjectName;
 import io.gnomon.sql.internal.generated.routines.OlderSnapshot;
 import io.gnomon.sql.internal.generated.routines.ParentPoint;
@@ -81,21 +73,42 @@ import io.gnomon.sql.internal.generated.tables.BranchDescribe;
 import io.gnomon.sql.internal.generated.tables.Branches;
 import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
+import io.gnomon.sql.internal.generated.tables.MergeColumnRule;
 import io.gnomon.sql.internal.generated.tables.MergeConflicts;
+import io.gnomon.sql.internal.generated.tables.MergeCounter;
+import io.gnomon.sql.internal.generated.tables.MergeCustom;
+import io.gnomon.sql.internal.generated.tables.MergeFail;
+import io.gnomon.sql.internal.generated.tables.MergeJson;
+import io.gnomon.sql.internal.generated.tables.MergeMax;
+import io.gnomon.sql.internal.generated.tables.MergeMin;
+import io.gnomon.sql.internal.generated.tables.MergeOurs;
 import io.gnomon.sql.internal.generated.tables.MergePreview;
+import io.gnomon.sql.internal.generated.tables.MergeText;
+import io.gnomon.sql.internal.generated.tables.MergeTheirs;
+import io.gnomon.sql.internal.generated.tables.MergeUnion;
 import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeColumnRuleRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeConflictsRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeCounterRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeCustomRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeFailRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeJsonRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeMaxRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeMinRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeOursRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergePreviewRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeTextRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeTheirsRecord;
+import io.gnomon.sql.internal.generated.tables.records.MergeUnionRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
-import java.math.BigDecimal;
 import java.time.OffsetDateTime;
 
 import org.jooq.Configuration;
@@ -762,12 +775,52 @@ public class Routines {
           Configuration configuration
         , String consumerName
         , String eventPosition
+        , String readAfter
     ) {
         FeedAck p = new FeedAck();
         p.setConsumerName(consumerName);
         p.setEventPosition(eventPosition);
+        p.setReadAfter(readAfter);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.feed_position</code>
+     */
+    public static String feedPosition(
+          Configuration configuration
+        , String consumerName
+    ) {
+        FeedPosition f = new FeedPosition();
+        f.setConsumerName(consumerName);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.feed_position</code> as a field.
+     */
+    public static Field<String> feedPosition(
+          String consumerName
+    ) {
+        FeedPosition f = new FeedPosition();
+        f.setConsumerName(consumerName);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.feed_position</code> as a field.
+     */
+    public static Field<String> feedPosition(
+          Field<String> consumerName
+    ) {
+        FeedPosition f = new FeedPosition();
+        f.setConsumerName(consumerName);
+
+        return f.asField();
     }
 
     /**
@@ -1070,71 +1123,23 @@ public class Routines {
     }
 
     /**
-     * Call <code>gnomon.merge_counter</code>
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
      */
-    public static MergeCounter1 mergeCounter1(
+    @Deprecated
+    public static MergeCounterResolve mergeCounterResolve(
           Configuration configuration
-        , Short base
-        , Short ours
-        , Short theirs
-    ) {
-        MergeCounter1 p = new MergeCounter1();
-        p.setBase(base);
-        p.setOurs(ours);
-        p.setTheirs(theirs);
-
-        p.execute(configuration);
-        return p;
-    }
-
-    /**
-     * Call <code>gnomon.merge_counter</code>
-     */
-    public static MergeCounter2 mergeCounter2(
-          Configuration configuration
-        , Integer base
-        , Integer ours
-        , Integer theirs
-    ) {
-        MergeCounter2 p = new MergeCounter2();
-        p.setBase(base);
-        p.setOurs(ours);
-        p.setTheirs(theirs);
-
-        p.execute(configuration);
-        return p;
-    }
-
-    /**
-     * Call <code>gnomon.merge_counter</code>
-     */
-    public static MergeCounter3 mergeCounter3(
-          Configuration configuration
-        , Long base
-        , Long ours
-        , Long theirs
-    ) {
-        MergeCounter3 p = new MergeCounter3();
-        p.setBase(base);
-        p.setOurs(ours);
-        p.setTheirs(theirs);
-
-        p.execute(configuration);
-        return p;
-    }
-
-    /**
-     * Call <code>gnomon.merge_counter</code>
-     */
-    public static MergeCounter4 mergeCounter4(
-          Configuration configuration
-        , BigDecimal base
-        , BigDecimal ours
-        , BigDecimal theirs
+        , Object base
+        , Object ours
+        , Object theirs
         , Integer numericPrecision
         , Integer numericScale
     ) {
-        MergeCounter4 p = new MergeCounter4();
+        MergeCounterResolve p = new MergeCounterResolve();
         p.setBase(base);
         p.setOurs(ours);
         p.setTheirs(theirs);
@@ -1146,31 +1151,47 @@ public class Routines {
     }
 
     /**
-     * Call <code>gnomon.merge_counter_exact</code>
+     * Call <code>gnomon.merge_counter_typmod</code>
      */
-    public static MergeCounterExact mergeCounterExact(
+    public static Boolean mergeCounterTypmod(
           Configuration configuration
-        , BigDecimal base
-        , BigDecimal ours
-        , BigDecimal theirs
-        , String typeName
-        , BigDecimal lo
-        , BigDecimal hi
         , Integer numericPrecision
         , Integer numericScale
     ) {
-        MergeCounterExact p = new MergeCounterExact();
-        p.setBase(base);
-        p.setOurs(ours);
-        p.setTheirs(theirs);
-        p.setTypeName(typeName);
-        p.setLo(lo);
-        p.setHi(hi);
-        p.setNumericPrecision(numericPrecision);
-        p.setNumericScale(numericScale);
+        MergeCounterTypmod f = new MergeCounterTypmod();
+        f.setNumericPrecision(numericPrecision);
+        f.setNumericScale(numericScale);
 
-        p.execute(configuration);
-        return p;
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.merge_counter_typmod</code> as a field.
+     */
+    public static Field<Boolean> mergeCounterTypmod(
+          Integer numericPrecision
+        , Integer numericScale
+    ) {
+        MergeCounterTypmod f = new MergeCounterTypmod();
+        f.setNumericPrecision(numericPrecision);
+        f.setNumericScale(numericScale);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.merge_counter_typmod</code> as a field.
+     */
+    public static Field<Boolean> mergeCounterTypmod(
+          Field<Integer> numericPrecision
+        , Field<Integer> numericScale
+    ) {
+        MergeCounterTypmod f = new MergeCounterTypmod();
+        f.setNumericPrecision(numericPrecision);
+        f.setNumericScale(numericScale);
+
+        return f.asField();
     }
 
     /**
@@ -1182,14 +1203,14 @@ public class Routines {
      * <deprecationOnUnknownTypes/>} in your code generator configuration.
      */
     @Deprecated
-    public static MergeCustom mergeCustom(
+    public static MergeCustomResolve mergeCustomResolve(
           Configuration configuration
         , Object base
         , Object ours
         , Object theirs
         , Object fn
     ) {
-        MergeCustom p = new MergeCustom();
+        MergeCustomResolve p = new MergeCustomResolve();
         p.setBase(base);
         p.setOurs(ours);
         p.setTheirs(theirs);
@@ -1220,54 +1241,6 @@ public class Routines {
         p.setOurs(ours);
         p.setTheirs(theirs);
         p.setSign(sign);
-
-        p.execute(configuration);
-        return p;
-    }
-
-    /**
-     * @deprecated Unknown data type. Parameter type or return type is unknown.
-     * If this is a qualified, user-defined type, it may have been excluded from
-     * code generation. If this is a built-in type, you can define an explicit
-     * {@link org.jooq.Binding} to specify how this type should be handled.
-     * Deprecation can be turned off using {@literal
-     * <deprecationOnUnknownTypes/>} in your code generator configuration.
-     */
-    @Deprecated
-    public static MergeFail mergeFail(
-          Configuration configuration
-        , Object base
-        , Object ours
-        , Object theirs
-    ) {
-        MergeFail p = new MergeFail();
-        p.setBase(base);
-        p.setOurs(ours);
-        p.setTheirs(theirs);
-
-        p.execute(configuration);
-        return p;
-    }
-
-    /**
-     * Call <code>gnomon.merge_json</code>
-     */
-    public static MergeJson mergeJson(
-          Configuration configuration
-        , JSONB base
-        , JSONB ours
-        , JSONB theirs
-        , Boolean arraysAsSets
-        , Integer maxDepth
-        , Integer maxNodes
-    ) {
-        MergeJson p = new MergeJson();
-        p.setBase(base);
-        p.setOurs(ours);
-        p.setTheirs(theirs);
-        p.setArraysAsSets(arraysAsSets);
-        p.setMaxDepth(maxDepth);
-        p.setMaxNodes(maxNodes);
 
         p.execute(configuration);
         return p;
@@ -1360,48 +1333,24 @@ public class Routines {
     }
 
     /**
-     * @deprecated Unknown data type. Parameter type or return type is unknown.
-     * If this is a qualified, user-defined type, it may have been excluded from
-     * code generation. If this is a built-in type, you can define an explicit
-     * {@link org.jooq.Binding} to specify how this type should be handled.
-     * Deprecation can be turned off using {@literal
-     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     * Call <code>gnomon.merge_json_resolve</code>
      */
-    @Deprecated
-    public static MergeMax mergeMax(
+    public static MergeJsonResolve mergeJsonResolve(
           Configuration configuration
-        , Object base
-        , Object ours
-        , Object theirs
+        , JSONB base
+        , JSONB ours
+        , JSONB theirs
+        , Boolean arraysAsSets
+        , Integer maxDepth
+        , Integer maxNodes
     ) {
-        MergeMax p = new MergeMax();
+        MergeJsonResolve p = new MergeJsonResolve();
         p.setBase(base);
         p.setOurs(ours);
         p.setTheirs(theirs);
-
-        p.execute(configuration);
-        return p;
-    }
-
-    /**
-     * @deprecated Unknown data type. Parameter type or return type is unknown.
-     * If this is a qualified, user-defined type, it may have been excluded from
-     * code generation. If this is a built-in type, you can define an explicit
-     * {@link org.jooq.Binding} to specify how this type should be handled.
-     * Deprecation can be turned off using {@literal
-     * <deprecationOnUnknownTypes/>} in your code generator configuration.
-     */
-    @Deprecated
-    public static MergeMin mergeMin(
-          Configuration configuration
-        , Object base
-        , Object ours
-        , Object theirs
-    ) {
-        MergeMin p = new MergeMin();
-        p.setBase(base);
-        p.setOurs(ours);
-        p.setTheirs(theirs);
+        p.setArraysAsSets(arraysAsSets);
+        p.setMaxDepth(maxDepth);
+        p.setMaxNodes(maxNodes);
 
         p.execute(configuration);
         return p;
@@ -1476,30 +1425,6 @@ public class Routines {
     }
 
     /**
-     * @deprecated Unknown data type. Parameter type or return type is unknown.
-     * If this is a qualified, user-defined type, it may have been excluded from
-     * code generation. If this is a built-in type, you can define an explicit
-     * {@link org.jooq.Binding} to specify how this type should be handled.
-     * Deprecation can be turned off using {@literal
-     * <deprecationOnUnknownTypes/>} in your code generator configuration.
-     */
-    @Deprecated
-    public static MergeOurs mergeOurs(
-          Configuration configuration
-        , Object base
-        , Object ours
-        , Object theirs
-    ) {
-        MergeOurs p = new MergeOurs();
-        p.setBase(base);
-        p.setOurs(ours);
-        p.setTheirs(theirs);
-
-        p.execute(configuration);
-        return p;
-    }
-
-    /**
      * Call <code>gnomon.merge_prepare</code>
      */
     public static MergePrepare mergePrepare(
@@ -1538,48 +1463,6 @@ public class Routines {
         p.setValue(value);
 
         p.execute(configuration);
-    }
-
-    /**
-     * @deprecated Unknown data type. Parameter type or return type is unknown.
-     * If this is a qualified, user-defined type, it may have been excluded from
-     * code generation. If this is a built-in type, you can define an explicit
-     * {@link org.jooq.Binding} to specify how this type should be handled.
-     * Deprecation can be turned off using {@literal
-     * <deprecationOnUnknownTypes/>} in your code generator configuration.
-     */
-    @Deprecated
-    public static MergeRule mergeRule(
-          Configuration configuration
-        , Object base
-        , Object ours
-        , Object theirs
-    ) {
-        MergeRule p = new MergeRule();
-        p.setBase(base);
-        p.setOurs(ours);
-        p.setTheirs(theirs);
-
-        p.execute(configuration);
-        return p;
-    }
-
-    /**
-     * Call <code>gnomon.merge_text</code>
-     */
-    public static MergeText mergeText(
-          Configuration configuration
-        , String base
-        , String ours
-        , String theirs
-    ) {
-        MergeText p = new MergeText();
-        p.setBase(base);
-        p.setOurs(ours);
-        p.setTheirs(theirs);
-
-        p.execute(configuration);
-        return p;
     }
 
     /**
@@ -1665,6 +1548,24 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.merge_text_resolve</code>
+     */
+    public static MergeTextResolve mergeTextResolve(
+          Configuration configuration
+        , String base
+        , String ours
+        , String theirs
+    ) {
+        MergeTextResolve p = new MergeTextResolve();
+        p.setBase(base);
+        p.setOurs(ours);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
      * Call <code>gnomon.merge_text_side</code>
      */
     public static String mergeTextSide(
@@ -1747,37 +1648,13 @@ public class Routines {
      * <deprecationOnUnknownTypes/>} in your code generator configuration.
      */
     @Deprecated
-    public static MergeTheirs mergeTheirs(
+    public static MergeUnionResolve mergeUnionResolve(
           Configuration configuration
         , Object base
         , Object ours
         , Object theirs
     ) {
-        MergeTheirs p = new MergeTheirs();
-        p.setBase(base);
-        p.setOurs(ours);
-        p.setTheirs(theirs);
-
-        p.execute(configuration);
-        return p;
-    }
-
-    /**
-     * @deprecated Unknown data type. Parameter type or return type is unknown.
-     * If this is a qualified, user-defined type, it may have been excluded from
-     * code generation. If this is a built-in type, you can define an explicit
-     * {@link org.jooq.Binding} to specify how this type should be handled.
-     * Deprecation can be turned off using {@literal
-     * <deprecationOnUnknownTypes/>} in your code generator configuration.
-     */
-    @Deprecated
-    public static MergeUnion mergeUnion(
-          Configuration configuration
-        , Object base
-        , Object ours
-        , Object theirs
-    ) {
-        MergeUnion p = new MergeUnion();
+        MergeUnionResolve p = new MergeUnionResolve();
         p.setBase(base);
         p.setOurs(ours);
         p.setTheirs(theirs);
@@ -2503,6 +2380,70 @@ public class Routines {
     }
 
     /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeColumnRuleRecord> mergeColumnRule(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeColumnRule.MERGE_COLUMN_RULE.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeColumnRule mergeColumnRule(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeColumnRule.MERGE_COLUMN_RULE.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeColumnRule mergeColumnRule(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeColumnRule.MERGE_COLUMN_RULE.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
      * Call <code>gnomon.merge_conflicts</code>.
      */
     public static Result<MergeConflictsRecord> mergeConflicts(
@@ -2533,6 +2474,472 @@ public class Routines {
     ) {
         return io.gnomon.sql.internal.generated.tables.MergeConflicts.MERGE_CONFLICTS.call(
             mergeId
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeCounterRecord> mergeCounter(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+        , Integer numericPrecision
+        , Integer numericScale
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeCounter.MERGE_COUNTER.call(
+              base
+            , ours
+            , theirs
+            , numericPrecision
+            , numericScale
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeCounter mergeCounter(
+          Object base
+        , Object ours
+        , Object theirs
+        , Integer numericPrecision
+        , Integer numericScale
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeCounter.MERGE_COUNTER.call(
+            base,
+            ours,
+            theirs,
+            numericPrecision,
+            numericScale
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeCounter mergeCounter(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+        , Field<Integer> numericPrecision
+        , Field<Integer> numericScale
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeCounter.MERGE_COUNTER.call(
+            base,
+            ours,
+            theirs,
+            numericPrecision,
+            numericScale
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeCustomRecord> mergeCustom(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+        , Object fn
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeCustom.MERGE_CUSTOM.call(
+              base
+            , ours
+            , theirs
+            , fn
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeCustom mergeCustom(
+          Object base
+        , Object ours
+        , Object theirs
+        , Object fn
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeCustom.MERGE_CUSTOM.call(
+            base,
+            ours,
+            theirs,
+            fn
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeCustom mergeCustom(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+        , Field<Object> fn
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeCustom.MERGE_CUSTOM.call(
+            base,
+            ours,
+            theirs,
+            fn
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeFailRecord> mergeFail(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeFail.MERGE_FAIL.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeFail mergeFail(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeFail.MERGE_FAIL.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeFail mergeFail(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeFail.MERGE_FAIL.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * Call <code>gnomon.merge_json</code>.
+     */
+    public static Result<MergeJsonRecord> mergeJson(
+          Configuration configuration
+        , JSONB base
+        , JSONB ours
+        , JSONB theirs
+        , Boolean arraysAsSets
+        , Integer maxDepth
+        , Integer maxNodes
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeJson.MERGE_JSON.call(
+              base
+            , ours
+            , theirs
+            , arraysAsSets
+            , maxDepth
+            , maxNodes
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.merge_json</code> as a table.
+     */
+    public static MergeJson mergeJson(
+          JSONB base
+        , JSONB ours
+        , JSONB theirs
+        , Boolean arraysAsSets
+        , Integer maxDepth
+        , Integer maxNodes
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeJson.MERGE_JSON.call(
+            base,
+            ours,
+            theirs,
+            arraysAsSets,
+            maxDepth,
+            maxNodes
+        );
+    }
+
+    /**
+     * Get <code>gnomon.merge_json</code> as a table.
+     */
+    public static MergeJson mergeJson(
+          Field<JSONB> base
+        , Field<JSONB> ours
+        , Field<JSONB> theirs
+        , Field<Boolean> arraysAsSets
+        , Field<Integer> maxDepth
+        , Field<Integer> maxNodes
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeJson.MERGE_JSON.call(
+            base,
+            ours,
+            theirs,
+            arraysAsSets,
+            maxDepth,
+            maxNodes
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeMaxRecord> mergeMax(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeMax.MERGE_MAX.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeMax mergeMax(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeMax.MERGE_MAX.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeMax mergeMax(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeMax.MERGE_MAX.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeMinRecord> mergeMin(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeMin.MERGE_MIN.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeMin mergeMin(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeMin.MERGE_MIN.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeMin mergeMin(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeMin.MERGE_MIN.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeOursRecord> mergeOurs(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeOurs.MERGE_OURS.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeOurs mergeOurs(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeOurs.MERGE_OURS.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeOurs mergeOurs(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeOurs.MERGE_OURS.call(
+            base,
+            ours,
+            theirs
         );
     }
 
@@ -2579,6 +2986,180 @@ public class Routines {
             source,
             target,
             tables
+        );
+    }
+
+    /**
+     * Call <code>gnomon.merge_text</code>.
+     */
+    public static Result<MergeTextRecord> mergeText(
+          Configuration configuration
+        , String base
+        , String ours
+        , String theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeText.MERGE_TEXT.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.merge_text</code> as a table.
+     */
+    public static MergeText mergeText(
+          String base
+        , String ours
+        , String theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeText.MERGE_TEXT.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * Get <code>gnomon.merge_text</code> as a table.
+     */
+    public static MergeText mergeText(
+          Field<String> base
+        , Field<String> ours
+        , Field<String> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeText.MERGE_TEXT.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeTheirsRecord> mergeTheirs(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeTheirs.MERGE_THEIRS.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeTheirs mergeTheirs(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeTheirs.MERGE_THEIRS.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeTheirs mergeTheirs(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeTheirs.MERGE_THEIRS.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<MergeUnionRecord> mergeUnion(
+          Configuration configuration
+        , Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.MergeUnion.MERGE_UNION.call(
+              base
+            , ours
+            , theirs
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeUnion mergeUnion(
+          Object base
+        , Object ours
+        , Object theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeUnion.MERGE_UNION.call(
+            base,
+            ours,
+            theirs
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static MergeUnion mergeUnion(
+          Field<Object> base
+        , Field<Object> ours
+        , Field<Object> theirs
+    ) {
+        return io.gnomon.sql.internal.generated.tables.MergeUnion.MERGE_UNION.call(
+            base,
+            ours,
+            theirs
         );
     }
 }

@@ -8,6 +8,7 @@ import io.gnomon.sql.internal.generated.Gnomon;
 
 import org.jooq.Parameter;
 import org.jooq.impl.AbstractRoutine;
+import org.jooq.impl.DSL;
 import org.jooq.impl.Internal;
 import org.jooq.impl.SQLDataType;
 
@@ -31,6 +32,11 @@ public class FeedAck extends AbstractRoutine<java.lang.Void> {
     public static final Parameter<String> EVENT_POSITION = Internal.createParameter("event_position", SQLDataType.CLOB, false, false);
 
     /**
+     * The parameter <code>gnomon.feed_ack.read_after</code>.
+     */
+    public static final Parameter<String> READ_AFTER = Internal.createParameter("read_after", SQLDataType.CLOB.defaultValue(DSL.field(DSL.raw("NULL::text"), SQLDataType.CLOB)), true, false);
+
+    /**
      * Create a new routine call instance
      */
     public FeedAck() {
@@ -38,6 +44,7 @@ public class FeedAck extends AbstractRoutine<java.lang.Void> {
 
         addInParameter(CONSUMER_NAME);
         addInParameter(EVENT_POSITION);
+        addInParameter(READ_AFTER);
     }
 
     /**
@@ -52,5 +59,12 @@ public class FeedAck extends AbstractRoutine<java.lang.Void> {
      */
     public void setEventPosition(String value) {
         setValue(EVENT_POSITION, value);
+    }
+
+    /**
+     * Set the <code>read_after</code> parameter IN value to the routine
+     */
+    public void setReadAfter(String value) {
+        setValue(READ_AFTER, value);
     }
 }

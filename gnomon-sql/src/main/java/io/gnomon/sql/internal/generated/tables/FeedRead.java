@@ -12,7 +12,7 @@ import java.time.OffsetDateTime;
 
 import org.jooq.Condition;
 import org.jooq.Field;
-import org.jooq.JSONB;
+import org.jooq.JSON;
 import org.jooq.Name;
 import org.jooq.Schema;
 import org.jooq.Table;
@@ -88,17 +88,17 @@ public class FeedRead extends TableImpl<FeedReadRecord> {
     /**
      * The column <code>gnomon.feed_read.key</code>.
      */
-    public final TableField<FeedReadRecord, JSONB> KEY = createField(DSL.name("key"), SQLDataType.JSONB, this, "");
+    public final TableField<FeedReadRecord, JSON> KEY = createField(DSL.name("key"), SQLDataType.JSON, this, "");
 
     /**
      * The column <code>gnomon.feed_read.before</code>.
      */
-    public final TableField<FeedReadRecord, JSONB> BEFORE = createField(DSL.name("before"), SQLDataType.JSONB, this, "");
+    public final TableField<FeedReadRecord, JSON> BEFORE = createField(DSL.name("before"), SQLDataType.JSON, this, "");
 
     /**
      * The column <code>gnomon.feed_read.after</code>.
      */
-    public final TableField<FeedReadRecord, JSONB> AFTER = createField(DSL.name("after"), SQLDataType.JSONB, this, "");
+    public final TableField<FeedReadRecord, JSON> AFTER = createField(DSL.name("after"), SQLDataType.JSON, this, "");
 
     private FeedRead(Name alias, Table<FeedReadRecord> aliased) {
         this(alias, aliased, new Field[] {

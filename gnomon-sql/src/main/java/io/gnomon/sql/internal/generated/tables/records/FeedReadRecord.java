@@ -8,7 +8,7 @@ import io.gnomon.sql.internal.generated.tables.FeedRead;
 
 import java.time.OffsetDateTime;
 
-import org.jooq.JSONB;
+import org.jooq.JSON;
 import org.jooq.impl.TableRecordImpl;
 
 
@@ -135,43 +135,43 @@ public class FeedReadRecord extends TableRecordImpl<FeedReadRecord> {
     /**
      * Setter for <code>gnomon.feed_read.key</code>.
      */
-    public void setKey(JSONB value) {
+    public void setKey(JSON value) {
         set(8, value);
     }
 
     /**
      * Getter for <code>gnomon.feed_read.key</code>.
      */
-    public JSONB getKey() {
-        return (JSONB) get(8);
+    public JSON getKey() {
+        return (JSON) get(8);
     }
 
     /**
      * Setter for <code>gnomon.feed_read.before</code>.
      */
-    public void setBefore(JSONB value) {
+    public void setBefore(JSON value) {
         set(9, value);
     }
 
     /**
      * Getter for <code>gnomon.feed_read.before</code>.
      */
-    public JSONB getBefore() {
-        return (JSONB) get(9);
+    public JSON getBefore() {
+        return (JSON) get(9);
     }
 
     /**
      * Setter for <code>gnomon.feed_read.after</code>.
      */
-    public void setAfter(JSONB value) {
+    public void setAfter(JSON value) {
         set(10, value);
     }
 
     /**
      * Getter for <code>gnomon.feed_read.after</code>.
      */
-    public JSONB getAfter() {
-        return (JSONB) get(10);
+    public JSON getAfter() {
+        return (JSON) get(10);
     }
 
     // -------------------------------------------------------------------------
@@ -188,7 +188,7 @@ public class FeedReadRecord extends TableRecordImpl<FeedReadRecord> {
     /**
      * Create a detached, initialised FeedReadRecord
      */
-    public FeedReadRecord(String eventPosition, Long tickId, OffsetDateTime tickAt, Long xid, Long txnKey, Long vid, String tableName, String op, JSONB key, JSONB before, JSONB after) {
+    public FeedReadRecord(String eventPosition, Long tickId, OffsetDateTime tickAt, Long xid, Long txnKey, Long vid, String tableName, String op, JSON key, JSON before, JSON after) {
         super(FeedRead.FEED_READ);
 
         setEventPosition(eventPosition);

@@ -1,0 +1,146 @@
+package io.gnomon.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes on branches against the same writes on main, and creating a branch against committing an INSERT. Each
+ * comparison is a pgbench run and a server-side loop (clock and backend CPU).
+ */
+final class BranchWrites {
+  /** The script creating a branch of main per transaction: random names, so every run creates new ones. */
+  static final String CREATE_SCRIPT = "\\set r random(1, 9000000000000000000)\n"
+      + "select gnomon.branch_create('p' || :r);\n";
+  static final String INSERT_SCRIPT = "\\set r random(1, 9000000000000000000)\n"
+      + "insert into bench.insert_commit (name) values ('p' || :r);\n";
+
+  private final BranchBench b;
+  private final Budget budget;
+  private final Details log;
+
+  BranchWrites(BranchBench b) {
+    this.b = b;
+    this.budget = b.budget();
+    this.log = b.details();
+  }
+
+  /**
+   * branch_update_vs_main_tracked_update, logged and scratch: single-row UPDATEs of random keys through the branch
+   * view against the same UPDATE of main's tracked table. Each repeat runs the three sides in a rotating order.
+   *
+   * @return the logged and scratch pgbench rows, then per branch kind the server-side clock and CPU rows
+   */
+  List<Metric> updates() {
+    Integer[] sides = {b.logged(), b.scratch(), null};
+    List<double[]> logged = new ArrayList<>();
+    List<double[]> scratch = new ArrayList<>();
+    for (int r = 0; r < budget.repeats(); r++) {
+      double[] tps = new double[3];
+      for (int k = 0; k < 3; k++) {
+        int side = (r + k) % 3;
+        tps[side] = update(sides[side]);
+      }
+      logged.add(new double[] {tps[0], tps[2]});
+      scratch.add(new double[] {tps[1], tps[2]});
+    }
+    int n = Math.max(budget.serverLoop() / 20, 300);
+    List<double[]> clockL = new ArrayList<>();
+    List<double[]> clockS = new ArrayList<>();
+    List<double[]> cpuL = new ArrayList<>();
+    List<double[]> cpuS = new ArrayList<>();
+    for (int r = 0; r < budget.repeats(); r++) {
+      double[][] v = new double[3][];
+      for (int k = 0; k < 3; k++) {
+        int side = (r + k) % 3;
+        Db.exec(b.c(), "checkpoint");
+        v[side] = BranchBench.serverLoop(b.c(), "call bench.branch_update_loop(" + sides[side] + ", " + n + ", "
+            + (500_000 + r * n) + ", null)", n);
+      }
+      log.log("server update loop: logged %.1f us (CPU %.1f), scratch %.1f us (CPU %.1f), main %.1f us (CPU %.1f)",
+          v[0][0], v[0][1], v[1][0], v[1][1], v[2][0], v[2][1]);
+      clockL.add(new double[] {v[0][0], v[2][0]});
+      clockS.add(new double[] {v[1][0], v[2][0]});
+      cpuL.add(new double[] {v[0][1], v[2][1]});
+      cpuS.add(new double[] {v[1][1], v[2][1]});
+    }
+    String pgbenchNote = "pgbench -M prepared, 1 client, " + budget.pgbenchSeconds() + " s per run, single-row UPDATE"
+        + " of a random aid (mostly a key's first write on the branch: copy on write), checkpoint before each run;"
+        + " us per transaction = 1e6 / tps, so the ratio is main's tps / the branch's";
+    String loopNote = n + " single-row UPDATEs, each committed, in a PL/pgSQL procedure; keys never written on the"
+        + " branch before (each a first write)";
+    List<Metric> out = new ArrayList<>();
+    out.add(Metric.paired("branch_update_vs_main_tracked_update_logged", "us", logged, null, pgbenchNote));
+    out.add(Metric.paired("branch_update_vs_main_tracked_update_scratch", "us", scratch, null, pgbenchNote));
+    out.add(Metric.paired("branch_update_server_us_vs_main_logged", "us", clockL, null, loopNote));
+    out.add(Metric.paired("branch_update_server_us_vs_main_scratch", "us", clockS, null, loopNote));
+    if (cpuL.stream().noneMatch(c -> Double.isNaN(c[0]) || Double.isNaN(c[1]))) {
+      out.add(Metric.paired("branch_update_server_cpu_us_vs_main_logged", "us", cpuL, null,
+          "backend CPU (utime+stime from /proc/PID/stat) per UPDATE over the same loop"));
+      out.add(Metric.paired("branch_update_server_cpu_us_vs_main_scratch", "us", cpuS, null,
+          "backend CPU per UPDATE over the same loop"));
+    }
+    return out;
+  }
+
+  private double update(Integer branch) {
+    Db.exec(b.c(), "checkpoint");
+    Map<String, String> env = branch == null ? Map.of() : BranchBench.on(branch);
+    Pgbench.Result r = b.pgbench().script(BranchBench.DB, "branch_update", WriteMetrics.UPDATE_SCRIPT, 1,
+        budget.pgbenchSeconds(), Map.of(), env);
+    String side = branch == null ? "main" : branch < 0 ? "scratch" : "logged";
+    log.log("update %-8s %7.1f us/transaction (%.0f tps)", side, r.microsPerTransaction(), r.tps());
+    return r.microsPerTransaction();
+  }
+
+  /** branch_create_vs_insert_commit: gnomon.branch_create against a committed single-row INSERT. */
+  List<Metric> createVsInsert() {
+    List<double[]> runs = Paired.alternate(budget.repeats(), () -> create(CREATE_SCRIPT, "branch_create"),
+        () -> create(INSERT_SCRIPT, "insert_commit"));
+    int n = Math.max(budget.serverLoop() / 25, 300);
+    // an INSERT costs a few microseconds: more of them, for the CPU clock's 10 ms ticks
+    int nInsert = budget.serverLoop();
+    List<double[]> clock = new ArrayList<>();
+    List<double[]> cpu = new ArrayList<>();
+    for (int r = 0; r < budget.repeats(); r++) {
+      String prefix = "'s" + r + "_'";
+      double[] v;
+      double[] base;
+      if (Budget.trackedFirst(r)) {
+        v = createLoop(n, prefix, true);
+        base = createLoop(nInsert, prefix, false);
+      } else {
+        base = createLoop(nInsert, prefix, false);
+        v = createLoop(n, prefix, true);
+      }
+      log.log("server create loop: branch_create %.1f us (CPU %.1f), insert %.1f us (CPU %.1f)", v[0], v[1], base[0],
+          base[1]);
+      clock.add(new double[] {v[0], base[0]});
+      cpu.add(new double[] {v[1], base[1]});
+    }
+    List<Metric> out = new ArrayList<>();
+    out.add(Metric.paired("branch_create_vs_insert_commit", "us", runs, Target.atMost(1.0),
+        "pgbench -M prepared, 1 client, " + budget.latencySeconds() + " s per run: select gnomon.branch_create(name)"
+            + " against insert into a table with an identity key and a unique name (a row like a branch's), each its"
+            + " own transaction; us per transaction = 1e6 / tps"));
+    out.add(Metric.paired("branch_create_server_us_vs_insert_commit", "us", clock, null,
+        n + " branch_create and " + nInsert + " INSERTs in a PL/pgSQL procedure, each committed"));
+    if (cpu.stream().noneMatch(c -> Double.isNaN(c[0]) || Double.isNaN(c[1]))) {
+      out.add(Metric.paired("branch_create_server_cpu_us_vs_insert_commit", "us", cpu, null,
+          "backend CPU per create or insert over the same loops"));
+    }
+    return out;
+  }
+
+  private double create(String script, String name) {
+    Pgbench.Result r = b.pgbench().script(BranchBench.DB, name, script, 1, budget.latencySeconds(), Map.of(),
+        Map.of());
+    log.log("%-14s %7.1f us/transaction (%.0f tps)", name, r.microsPerTransaction(), r.tps());
+    return r.microsPerTransaction();
+  }
+
+  private double[] createLoop(int n, String prefix, boolean branches) {
+    return BranchBench.serverLoop(b.c(), "call bench.create_loop(" + n + ", " + prefix + ", " + branches + ", null)",
+        n);
+  }
+}
