@@ -24,16 +24,12 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class CheckIT {
   /**
-   * Gnomon bugs the checker found, reported to the lead; remove each once fixed. coordinate-sees-own-writes:
-   * gnomon.coordinate() leaves its own transaction's xid out of the in-progress list, so a coordinate captured inside a
-   * writing transaction replays that transaction's later writes (R__02_coordinates.sql). point-reads-leak:
-   * gnomon_t.<t>_at(point) called laterally for several points in one statement returns one point's rows for
-   * another (R__08_branches.sql). xid-reused: after a failover (or a crash that loses the WAL of transactions that
-   * had ended), the server reuses xids that a coordinate from before the fault counts as ended, so as-of reads count
-   * the new transactions in (coordinates need a guard across faults).
+   * Gnomon bugs the checker found, reported to the lead; remove each once fixed. xid-reused: after a failover (or a
+   * crash that loses the WAL of transactions that had ended), the server reuses xids that a coordinate from before the
+   * fault counts as ended, so as-of reads count the new transactions in (coordinates need a guard across faults).
+   * (coordinate-sees-own-writes and point-reads-leak, found the same way, are fixed on main since 4864c39.)
    */
-  private static final Set<String> KNOWN_GNOMON_BUGS = Set.of("coordinate-sees-own-writes", "point-reads-leak",
-      "xid-reused");
+  private static final Set<String> KNOWN_GNOMON_BUGS = Set.of("xid-reused");
 
   @Test
   @Timeout(240)
