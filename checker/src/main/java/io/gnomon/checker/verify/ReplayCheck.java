@@ -26,6 +26,19 @@ final class ReplayCheck {
         }
         reads++;
         branchReads += read.br() == null ? 0 : 1;
+        String error = c.o.replayErrors().get(read.id());
+        if (error != null) {
+          Long own = c.o.markers().getOrDefault(t.no(), t.xid());
+          Snapshot snap = Snapshot.parse(read.coord());
+          f.violation("replay-error", () -> c.name(t) + " read " + Context.table(read.tbl()) + " keys " + read.lo() + ".."
+              + read.hi() + " at coordinate " + read.coord() + " from gnomon.coordinate() (op #" + read.id()
+              + "), but reading as of that coordinate fails: " + error
+              + (own != null && own >= snap.xmax() && java.util.Arrays.binarySearch(snap.xip(), own) >= 0
+                  ? "; the coordinate lists the reader's own xid " + own + " as in progress although it is not below "
+                      + "its xmax " + snap.xmax()
+                  : ""));
+          continue;
+        }
         List<long[]> asOf = c.o.replays().get(read.id());
         if (asOf == null) {
           continue;

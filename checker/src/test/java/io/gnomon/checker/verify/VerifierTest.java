@@ -32,6 +32,7 @@ class VerifierTest {
     final Map<String, Map<Integer, Map<Long, Long>>> branchNow = new HashMap<>();
     final Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff = new HashMap<>();
     final List<Map<String, Map<Integer, Map<Long, Long>>>> together = new ArrayList<>();
+    final Map<Long, String> replayErrors = new HashMap<>();
     long id;
 
     Op op(long txn, Op.Builder b) {
@@ -82,7 +83,7 @@ class VerifierTest {
       Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
       return Verifier.verify(new Observations(History.of(ops), markers, status, initial, versions, Map.of(1, live),
           Map.of(1, shadow), delivered, null, replays, replaysWithoutOwn,
-          List.of(new AmcheckRun("at the end", "clean", "")), branchNow, parentAtCutoff, together));
+          List.of(new AmcheckRun("at the end", "clean", "")), branchNow, parentAtCutoff, together, replayErrors));
     }
   }
 
@@ -370,13 +371,26 @@ class VerifierTest {
   }
 
   @Test
+  void aCoordinateThatCannotBeReadAgainIsAViolation() {
+    World w = new World();
+    w.begin(1, 777L);
+    Op read = w.read(1, "v1:776:776:777", 0, 0, new long[] {0, -1});
+    w.commit(1, "ok");
+    w.markers.put(1L, 777L);
+    w.replayErrors.put(read.id(), "22P02 invalid input syntax for type pg_snapshot: \"776:776:777\"");
+    Verification v = w.verify();
+    assertEquals(Map.of("replay-error", 1L), v.violations());
+    assertTrue(v.first("replay-error").witness().contains("own xid 777"), v.first("replay-error").witness());
+  }
+
+  @Test
   void pgAmcheckFindingsAreViolations() {
     World w = new World().t1Updates();
     Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
     Verification v = Verifier.verify(new Observations(History.of(w.ops), w.markers, w.status, initial, w.versions,
         Map.of(1, w.live), Map.of(1, w.shadow), w.delivered, null, w.replays, w.replaysWithoutOwn,
         List.of(new AmcheckRun("after fault #1 (restart)", "corrupt", "heap table \"ck_t1\": line pointer")), Map.of(),
-        Map.of(), List.of()));
+        Map.of(), List.of(), Map.of()));
     assertEquals(Map.of("amcheck", 1L), v.violations());
   }
 }
