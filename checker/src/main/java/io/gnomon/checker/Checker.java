@@ -66,7 +66,10 @@ public final class Checker {
     PgCluster pg;
     try {
       pg = PostgresProvider.obtain(ClusterOptions.builder().fsync(false).synchronousCommit("on").walLevel("replica")
-          .maxWalSenders(10).maxConnections(100).set("max_locks_per_transaction", "256").build());
+          .maxWalSenders(10).maxConnections(100).set("max_locks_per_transaction", "256")
+          // a standby whose primary restarted reconnects within 200 ms instead of 5 s, during which every commit
+          // waits for it (synchronous replication) and the workload stalls
+          .set("wal_retrieve_retry_interval", "200ms").build());
     } catch (RuntimeException e) {
       return couldNotRun("no PostgreSQL to run on: " + e.getMessage(), counts, environment, notes, started);
     }
@@ -212,7 +215,7 @@ public final class Checker {
       try (ResultSet rs = st.executeQuery("select name, setting || coalesce(' ' || unit, '') from pg_settings where "
           + "name in ('fsync', 'synchronous_commit', 'synchronous_standby_names', 'wal_level', 'max_connections', "
           + "'shared_buffers', 'default_transaction_isolation', 'full_page_writes', 'max_wal_senders', "
-          + "'max_locks_per_transaction', 'server_version_num') order by name")) {
+          + "'max_locks_per_transaction', 'server_version_num', 'wal_retrieve_retry_interval') order by name")) {
         while (rs.next()) {
           env.put(rs.getString(1), rs.getString(2));
         }
