@@ -70,8 +70,9 @@ public final class Collector {
         rs -> delivered.add(new Delivered(rs.getLong(1), rs.getInt(2), rs.getLong(3), Long.parseLong(rs.getString(4)),
             rs.getLong(5), rs.getString(6).charAt(0), rs.getLong(7))));
     Set<Long> sampled = branchSample(history);
+    Map<Long, String> replayErrors = new HashMap<>();
     Map<Long, List<long[]>> replays = replay(c, history, generated,
-        op -> op.br() == null || sampled.contains(op.id()), false);
+        op -> op.br() == null || sampled.contains(op.id()), false, replayErrors);
     Map<Long, List<long[]>> withoutOwn = Map.of();
     Map<String, Map<Integer, Map<Long, Long>>> branchNow = new TreeMap<>();
     Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff = new TreeMap<>();
@@ -89,8 +90,31 @@ public final class Collector {
       branchNow.put(b.br(), now);
       parentAtCutoff.put(b.br(), parent);
     }
+    // the same reads at several points in one statement (a lateral join, as a user reading many branches would)
+    List<Map<String, Map<Integer, Map<Long, Long>>>> together = new ArrayList<>();
+    List<String> names = history.branches().stream().map(Op::br).toList();
+    if (names.size() > 1) {
+      List<String> reversed = new ArrayList<>(names);
+      java.util.Collections.reverse(reversed);
+      for (List<String> order : List.of(names, reversed)) {
+        Map<String, Map<Integer, Map<Long, Long>>> byBranch = new TreeMap<>();
+        for (int t = 1; t <= tables; t++) {
+          try (PreparedStatement ps = c.prepareStatement("select r.b, a.id::bigint, a.v from unnest(?::text[]) "
+              + "with ordinality r(b, o) cross join lateral gnomon_t.\"" + generated.get(t)[2] + "\"(gnomon.point(r.b)) a")) {
+            ps.setArray(1, c.createArrayOf("text", order.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                byBranch.computeIfAbsent(rs.getString(1), x -> new TreeMap<>()).computeIfAbsent(t, x -> new TreeMap<>())
+                    .put(rs.getLong(2), rs.getLong(3));
+              }
+            }
+          }
+        }
+        together.add(byBranch);
+      }
+    }
     return new Observations(history, markers, status, initial, versions, live, shadow, delivered, feedProblem, replays,
-        withoutOwn, amchecks, branchNow, parentAtCutoff);
+        withoutOwn, amchecks, branchNow, parentAtCutoff, together, replayErrors);
   }
 
   /**
@@ -117,6 +141,11 @@ public final class Collector {
   /** The chosen successful reads, read again as of their coordinate, in batches of a few hundred per statement. */
   private static Map<Long, List<long[]>> replay(Connection c, History history, Map<Integer, String[]> generated,
       java.util.function.Predicate<Op> which, boolean withoutOwn) throws SQLException {
+    return replay(c, history, generated, which, withoutOwn, new HashMap<>());
+  }
+
+  private static Map<Long, List<long[]>> replay(Connection c, History history, Map<Integer, String[]> generated,
+      java.util.function.Predicate<Op> which, boolean withoutOwn, Map<Long, String> errors) throws SQLException {
     Map<Long, List<long[]>> out = new HashMap<>();
     Map<Integer, List<Op>> byTable = new TreeMap<>();
     Map<Long, String> coordinates = new HashMap<>();
@@ -157,44 +186,63 @@ public final class Collector {
               while (rs.next()) {
                 rows.add(new long[] {rs.getLong(1), rs.getLong(2)});
               }
+              out.put(op.id(), rows);
+            } catch (SQLException failed) {
+              errors.put(op.id(), failed.getSQLState() + " " + failed.getMessage().lines().findFirst().orElse(""));
             }
-            out.put(op.id(), rows);
           }
         }
         continue;
       }
       for (int from = 0; from < reads.size(); from += REPLAY_BATCH) {
-        List<Op> batch = reads.subList(from, Math.min(reads.size(), from + REPLAY_BATCH));
-        int n = batch.size();
-        String[] coords = new String[n];
-        Integer[] lo = new Integer[n];
-        Integer[] hi = new Integer[n];
-        Long[] ids = new Long[n];
-        String[] branches = new String[n];
-        for (int i = 0; i < n; i++) {
-          Op op = batch.get(i);
-          coords[i] = coordinates.get(op.id());
-          lo[i] = op.lo();
-          hi[i] = op.hi();
-          ids[i] = op.id();
-          branches[i] = op.br();
-          out.put(op.id(), new ArrayList<>());
-        }
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-          ps.setArray(1, c.createArrayOf("text", coords));
-          ps.setArray(2, c.createArrayOf("integer", lo));
-          ps.setArray(3, c.createArrayOf("integer", hi));
-          ps.setArray(4, c.createArrayOf("bigint", ids));
-          ps.setArray(5, c.createArrayOf("text", branches));
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              out.get(rs.getLong(1)).add(new long[] {rs.getLong(2), rs.getLong(3)});
+        List<Op> all = reads.subList(from, Math.min(reads.size(), from + REPLAY_BATCH));
+        try {
+          replayBatch(c, sql, all, coordinates, out);
+        } catch (SQLException failed) {
+          // one unreadable coordinate fails the batch: read them one by one to know which
+          for (Op op : all) {
+            try {
+              replayBatch(c, sql, List.of(op), coordinates, out);
+            } catch (SQLException one) {
+              out.remove(op.id());
+              errors.put(op.id(), one.getSQLState() + " " + one.getMessage().lines().findFirst().orElse(""));
             }
           }
         }
       }
     }
     return out;
+  }
+
+  private static void replayBatch(Connection c, String sql, List<Op> batch, Map<Long, String> coordinates,
+      Map<Long, List<long[]>> out) throws SQLException {
+    int n = batch.size();
+    String[] coords = new String[n];
+    Integer[] lo = new Integer[n];
+    Integer[] hi = new Integer[n];
+    Long[] ids = new Long[n];
+    String[] branches = new String[n];
+    for (int i = 0; i < n; i++) {
+      Op op = batch.get(i);
+      coords[i] = coordinates.get(op.id());
+      lo[i] = op.lo();
+      hi[i] = op.hi();
+      ids[i] = op.id();
+      branches[i] = op.br();
+      out.put(op.id(), new ArrayList<>());
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setArray(1, c.createArrayOf("text", coords));
+      ps.setArray(2, c.createArrayOf("integer", lo));
+      ps.setArray(3, c.createArrayOf("integer", hi));
+      ps.setArray(4, c.createArrayOf("bigint", ids));
+      ps.setArray(5, c.createArrayOf("text", branches));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.get(rs.getLong(1)).add(new long[] {rs.getLong(2), rs.getLong(3)});
+        }
+      }
+    }
   }
 
   /** The coordinate with {@code xid} in its in-progress list (xmin lowered to it if need be). */

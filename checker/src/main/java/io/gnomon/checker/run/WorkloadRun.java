@@ -118,6 +118,30 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
       workload.branches.add(Schema.branch(i));
       return cutoff;
     } catch (java.sql.SQLException e) {
+      if ("GN051".equals(e.getSQLState())) {
+        // an earlier attempt committed although its connection broke (a fault): it exists, with the cutoff asked for
+        return existingBranch(servers, workload, i);
+      }
+      return null;
+    }
+  }
+
+  private static String existingBranch(Servers servers, Workload workload, int i) {
+    try (java.sql.Connection c = servers.connect();
+        java.sql.PreparedStatement ps = c.prepareStatement(
+            "select 'v1:' || cutoff::text from gnomon.branch where branch_name = ?")) {
+      ps.setString(1, Schema.branch(i));
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        String cutoff = rs.getString(1);
+        workload.log.log(io.gnomon.checker.history.Op.of("branch").branch(Schema.branch(i))
+            .forked(Schema.parent(i), cutoff).outcome("ok"));
+        workload.branches.add(Schema.branch(i));
+        return cutoff;
+      }
+    } catch (java.sql.SQLException e) {
       return null;
     }
   }

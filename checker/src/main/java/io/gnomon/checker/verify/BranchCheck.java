@@ -4,6 +4,7 @@ import io.gnomon.checker.history.Op;
 import io.gnomon.checker.history.Txn;
 import io.gnomon.checker.history.Write;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -53,6 +54,32 @@ final class BranchCheck {
         }
       }
     }
+    long together = 0;
+    for (Map<String, Map<Integer, Map<Long, Long>>> read : c.o.branchNowTogether()) {
+      List<String> order = new java.util.ArrayList<>(c.o.history().branches().stream().map(Op::br).toList());
+      if (read != c.o.branchNowTogether().get(0)) {
+        java.util.Collections.reverse(order);
+      }
+      for (String branch : order) {
+        for (int tbl = 1; tbl <= c.o.branchNow().getOrDefault(branch, Map.of()).size(); tbl++) {
+          together++;
+          Map<Long, Long> alone = c.o.branchNow().get(branch).getOrDefault(tbl, Map.of());
+          Map<Long, Long> withOthers = read.getOrDefault(branch, Map.of()).getOrDefault(tbl, Map.of());
+          if (!alone.equals(withOthers)) {
+            int t = tbl;
+            TreeSet<Long> both = new TreeSet<>(alone.keySet());
+            both.addAll(withOthers.keySet());
+            long k = both.stream().filter(x -> !Objects.equals(alone.get(x), withOthers.get(x))).findFirst().orElseThrow();
+            f.violation("point-reads-leak", () -> "read in one statement with the branches " + order + " (select ... "
+                + "from unnest(branches) r(b) cross join lateral gnomon_t." + Context.table(t) + "_at(gnomon.point(r.b))), "
+                + "branch " + branch + " returns " + withOthers.size() + " rows of " + Context.table(t) + ", key " + k
+                + " " + ShadowCheck.show(withOthers.get(k)) + "; read alone, it returns " + alone.size() + " rows, key "
+                + k + " " + ShadowCheck.show(alone.get(k)) + ": a read at one point leaks into the next");
+          }
+        }
+      }
+    }
+    f.checked("branch reads compared alone and together in one statement", together);
     f.checked("branches checked", c.o.history().branches().size());
     f.checked("untouched branch keys compared with the parent at the cutoff", keys);
   }

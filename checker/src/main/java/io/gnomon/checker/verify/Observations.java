@@ -25,6 +25,9 @@ import java.util.Map;
  * @param amchecks the pg_amcheck runs
  * @param branchNow each branch's rows after the run, by branch and table
  * @param parentAtCutoff the rows of each branch's parent at the branch's cutoff, by branch and table
+ * @param branchNowTogether each branch's rows after the run read in one statement with the other branches (once in
+ *     creation order, once reversed), by order, branch and table: they must be {@code branchNow}
+ * @param replayErrors the reads (by op number) that could not be read again as of their coordinate, with the error
  */
 public record Observations(
     History history,
@@ -40,11 +43,13 @@ public record Observations(
     Map<Long, List<long[]>> replaysWithoutOwn,
     List<AmcheckRun> amchecks,
     Map<String, Map<Integer, Map<Long, Long>>> branchNow,
-    Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff) {
+    Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff,
+    List<Map<String, Map<Integer, Map<Long, Long>>>> branchNowTogether,
+    Map<Long, String> replayErrors) {
 
   /** The same observations with these replays without the reader's own xid. */
   public Observations withReplaysWithoutOwn(Map<Long, List<long[]>> replays) {
     return new Observations(history, markers, xactStatus, initial, versions, live, shadow, delivered, feedProblem,
-        this.replays, replays, amchecks, branchNow, parentAtCutoff);
+        this.replays, replays, amchecks, branchNow, parentAtCutoff, branchNowTogether, replayErrors);
   }
 }

@@ -26,6 +26,19 @@ final class ReplayCheck {
         }
         reads++;
         branchReads += read.br() == null ? 0 : 1;
+        String error = c.o.replayErrors().get(read.id());
+        if (error != null) {
+          Long own = c.o.markers().getOrDefault(t.no(), t.xid());
+          Snapshot snap = Snapshot.parse(read.coord());
+          f.violation("replay-error", () -> c.name(t) + " read " + Context.table(read.tbl()) + " keys " + read.lo() + ".."
+              + read.hi() + " at coordinate " + read.coord() + " from gnomon.coordinate() (op #" + read.id()
+              + "), but reading as of that coordinate fails: " + error
+              + (own != null && own >= snap.xmax() && java.util.Arrays.binarySearch(snap.xip(), own) >= 0
+                  ? "; the coordinate lists the reader's own xid " + own + " as in progress although it is not below "
+                      + "its xmax " + snap.xmax()
+                  : ""));
+          continue;
+        }
         List<long[]> asOf = c.o.replays().get(read.id());
         if (asOf == null) {
           continue;
@@ -39,8 +52,18 @@ final class ReplayCheck {
         }
         if (!seen.equals(expected)) {
           List<long[]> withoutOwn = c.o.replaysWithoutOwn().get(read.id());
+          Txn reused = reusedXid(c, read, seen, expected);
           if (withoutOwn != null && seen.equals(expected(t, read, withoutOwn))) {
             f.violation("coordinate-sees-own-writes", () -> ownWrites(c, t, read, seen, expected));
+          } else if (reused != null) {
+            f.violation("xid-reused", () -> c.name(t) + " read " + Context.table(read.tbl()) + " keys " + read.lo()
+                + ".." + read.hi() + " at coordinate " + read.coord() + " (op #" + read.id() + ") and saw "
+                + Context.rows(read.rows()) + "; read again as of that coordinate, Gnomon returns "
+                + expected + " because of " + c.name(reused) + ", which began after that read (op #"
+                + reused.ops().get(0).id() + ", at " + OutcomeCheck.seconds(reused.ops().get(0).t())
+                + ") yet has an xid the coordinate counts as ended before it: after a crash or failover, the server "
+                + "gave a new transaction the xid of one that had ended before the coordinate without its WAL "
+                + "surviving, so reads as of coordinates from before the fault count the new transaction in.");
           } else {
             f.violation("replay-mismatch", () -> explain(c, t, read, seen, expected));
           }
@@ -51,6 +74,29 @@ final class ReplayCheck {
     f.checked("reads replayed", replayed);
     f.checked("branch reads logged", branchReads);
     f.checked("branch reads replayed", branchReplayed);
+  }
+
+  /**
+   * A committed transaction that changed a key where the replay differs, whose xid the coordinate counts as ended
+   * before it, but which began after the read: its xid was reused after a crash or failover.
+   */
+  private static Txn reusedXid(Context c, Op read, Map<Long, Long> seen, Map<Long, Long> expected) {
+    Snapshot snap = Snapshot.parse(read.coord());
+    java.util.Set<Long> keys = new java.util.HashSet<>();
+    for (long k : union(seen, expected)) {
+      if (!java.util.Objects.equals(seen.get(k), expected.get(k))) {
+        keys.add(k);
+      }
+    }
+    for (Map.Entry<Long, Txn> e : c.byXid.entrySet()) {
+      Txn later = e.getValue();
+      if (snap.sees(e.getKey()) && later.ops().get(0).id() > read.id()
+          && java.util.Objects.equals(later.branch(), read.br())
+          && later.writes().stream().anyMatch(w -> w.tbl() == read.tbl() && keys.contains(w.key()))) {
+        return later;
+      }
+    }
+    return null;
   }
 
   /** The rows read as of the coordinate, with the transaction's own changes made before the read on top. */

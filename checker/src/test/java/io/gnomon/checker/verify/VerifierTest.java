@@ -31,6 +31,8 @@ class VerifierTest {
     final Map<Long, List<long[]>> replaysWithoutOwn = new HashMap<>();
     final Map<String, Map<Integer, Map<Long, Long>>> branchNow = new HashMap<>();
     final Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff = new HashMap<>();
+    final List<Map<String, Map<Integer, Map<Long, Long>>>> together = new ArrayList<>();
+    final Map<Long, String> replayErrors = new HashMap<>();
     long id;
 
     Op op(long txn, Op.Builder b) {
@@ -81,7 +83,7 @@ class VerifierTest {
       Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
       return Verifier.verify(new Observations(History.of(ops), markers, status, initial, versions, Map.of(1, live),
           Map.of(1, shadow), delivered, null, replays, replaysWithoutOwn,
-          List.of(new AmcheckRun("at the end", "clean", "")), branchNow, parentAtCutoff));
+          List.of(new AmcheckRun("at the end", "clean", "")), branchNow, parentAtCutoff, together, replayErrors));
     }
   }
 
@@ -289,6 +291,21 @@ class VerifierTest {
   }
 
   @Test
+  void readsAtSeveralPointsInOneStatementMustEqualTheReadsAlone() {
+    World w = new World();
+    w.op(0, Op.of("branch").branch("b1").forked("main", "v1:90:90:").outcome("ok"));
+    w.op(0, Op.of("branch").branch("b3").forked("main", "v1:95:95:").outcome("ok"));
+    w.branchNow.put("b1", Map.of(1, Map.of(1L, -2L)));
+    w.branchNow.put("b3", Map.of(1, Map.of(0L, -1L, 1L, -2L)));
+    w.parentAtCutoff.putAll(Map.of("b1", Map.of(1, Map.of(1L, -2L)), "b3", Map.of(1, Map.of(0L, -1L, 1L, -2L))));
+    w.together.add(Map.of("b1", Map.of(1, Map.of(1L, -2L)), "b3", Map.of(1, Map.of(1L, -2L)))); // b3 lost key 0
+    w.together.add(Map.of("b3", Map.of(1, Map.of(0L, -1L, 1L, -2L)), "b1", Map.of(1, Map.of(1L, -2L))));
+    Verification v = w.verify();
+    assertEquals(Map.of("point-reads-leak", 1L), v.violations());
+    assertTrue(v.first("point-reads-leak").witness().contains("[b1, b3]"), v.first("point-reads-leak").witness());
+  }
+
+  @Test
   void aBranchWriteThatReachesMainsHistoryIsAnExtraVersion() {
     World w = new World().t1Updates();
     w.op(5, Op.of("begin").branch("b1").xid("200").outcome("ok"));
@@ -333,13 +350,47 @@ class VerifierTest {
   }
 
   @Test
+  void aTransactionThatReusedAnXidAfterAFailoverIsNamed() {
+    World w = new World();
+    w.begin(2, null);
+    Op read = w.read(2, "v1:99:102:99", 0, 0, new long[] {0, -1}); // 100 and 101 had ended at the coordinate
+    w.commit(2, "ok");
+    w.op(0, Op.of("fault").fault("failover", "start", "#1").outcome("ok"));
+    w.begin(3, 101L); // after the failover, the new primary hands out xid 101 again
+    w.op(3, Op.of("delete").table(1).rows(List.of(new long[] {0, -1})).shadow(1).outcome("ok"));
+    w.commit(3, "ok");
+    w.markers.put(3L, 101L);
+    w.versions.add(new Version(1, 1024, 101, 'D', 0, -1L));
+    w.delivered.add(new Delivered(1, 1, 0, 101, 1024, 'D', 1));
+    w.live.remove(0L);
+    w.shadow.remove(0L);
+    w.replays.put(read.id(), List.of()); // as of the coordinate, xid 101 counts as committed: key 0 is gone
+    Verification v = w.verify();
+    assertEquals(Map.of("xid-reused", 1L), v.violations());
+    assertTrue(v.first("xid-reused").witness().contains("T3"), v.first("xid-reused").witness());
+  }
+
+  @Test
+  void aCoordinateThatCannotBeReadAgainIsAViolation() {
+    World w = new World();
+    w.begin(1, 777L);
+    Op read = w.read(1, "v1:776:776:777", 0, 0, new long[] {0, -1});
+    w.commit(1, "ok");
+    w.markers.put(1L, 777L);
+    w.replayErrors.put(read.id(), "22P02 invalid input syntax for type pg_snapshot: \"776:776:777\"");
+    Verification v = w.verify();
+    assertEquals(Map.of("replay-error", 1L), v.violations());
+    assertTrue(v.first("replay-error").witness().contains("own xid 777"), v.first("replay-error").witness());
+  }
+
+  @Test
   void pgAmcheckFindingsAreViolations() {
     World w = new World().t1Updates();
     Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
     Verification v = Verifier.verify(new Observations(History.of(w.ops), w.markers, w.status, initial, w.versions,
         Map.of(1, w.live), Map.of(1, w.shadow), w.delivered, null, w.replays, w.replaysWithoutOwn,
         List.of(new AmcheckRun("after fault #1 (restart)", "corrupt", "heap table \"ck_t1\": line pointer")), Map.of(),
-        Map.of()));
+        Map.of(), List.of(), Map.of()));
     assertEquals(Map.of("amcheck", 1L), v.violations());
   }
 }
