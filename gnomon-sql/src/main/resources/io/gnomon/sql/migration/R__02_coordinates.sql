@@ -4,14 +4,21 @@
 
 -- pg_current_snapshot() never lists the calling transaction's own xid as in progress, so once that transaction
 -- commits, a read as of the snapshot would see all its writes, even those made after the capture: when the caller
--- has an xid, it is added to the in-progress list (the history checker found this).
+-- has an xid, it is added to the in-progress list (the history checker found this). The text is built by an
+-- immutable helper so that gnomon.coordinate() stays a plain expression PostgreSQL inlines: called in a statement, it
+-- then takes that statement's snapshot, not one of its own.
+create or replace function gnomon.snapshot_text(snap pg_snapshot, own xid8) returns text
+language sql immutable parallel safe as $$
+  -- (an own xid at or past xmax is invisible to the snapshot already)
+  select case when own is null or own >= pg_snapshot_xmax(snap) then snap::text
+              else least(pg_snapshot_xmin(snap), own)::text || ':' || pg_snapshot_xmax(snap)::text || ':'
+                   || (select string_agg(v::text, ',' order by v) from (select pg_snapshot_xip(snap) as v union select own) u) end
+$$;
+comment on function gnomon.snapshot_text(pg_snapshot, xid8) is 'Internal: a snapshot''s text with an own xid added to its in-progress list.';
+
 create or replace function gnomon.coordinate() returns text
 language sql volatile parallel safe as $$
-  select 'v1:' || case when t.x is null then t.s::text
-                       else pg_snapshot_xmin(t.s)::text || ':' || pg_snapshot_xmax(t.s)::text || ':'
-                            || (select string_agg(v::text, ',' order by v)
-                                  from (select pg_snapshot_xip(t.s) as v union select t.x) u) end
-    from (select pg_current_snapshot() as s, pg_current_xact_id_if_assigned() as x) t
+  select 'v1:' || gnomon.snapshot_text(pg_current_snapshot(), pg_current_xact_id_if_assigned())
 $$;
 comment on function gnomon.coordinate() is
   'The coordinate of the current statement (READ COMMITTED) or transaction (REPEATABLE READ, SERIALIZABLE), as text: store it and read as of it later. It does not include the calling transaction''s own uncommitted writes.';

@@ -63,6 +63,7 @@ import io.gnomon.sql.internal.generated.routines.PointTooOld;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
 import io.gnomon.sql.internal.generated.routines.SetMergeRule;
 import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
+import io.gnomon.sql.internal.generated.routines.SnapshotText;
 import io.gnomon.sql.internal.generated.routines.TableColumns;
 import io.gnomon.sql.internal.generated.routines.Tick;
 import io.gnomon.sql.internal.generated.routines.Track;
@@ -2051,6 +2052,50 @@ public class Routines {
         p.setCustomFunction(customFunction);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.snapshot_text</code>
+     */
+    public static String snapshotText(
+          Configuration configuration
+        , String snap
+        , Long own
+    ) {
+        SnapshotText f = new SnapshotText();
+        f.setSnap(snap);
+        f.setOwn(own);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.snapshot_text</code> as a field.
+     */
+    public static Field<String> snapshotText(
+          String snap
+        , Long own
+    ) {
+        SnapshotText f = new SnapshotText();
+        f.setSnap(snap);
+        f.setOwn(own);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.snapshot_text</code> as a field.
+     */
+    public static Field<String> snapshotText(
+          Field<String> snap
+        , Field<Long> own
+    ) {
+        SnapshotText f = new SnapshotText();
+        f.setSnap(snap);
+        f.setOwn(own);
+
+        return f.asField();
     }
 
     /**
