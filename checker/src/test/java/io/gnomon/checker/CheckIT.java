@@ -27,10 +27,8 @@ class CheckIT {
    * Gnomon bugs the checker found, reported to the lead; remove each once fixed. xid-reused: after a failover (or a
    * crash that loses the WAL of transactions that had ended), the server reuses xids that a coordinate from before the
    * fault counts as ended, so as-of reads count the new transactions in (coordinates need a guard across faults).
-   * Not listed, so this test fails until it is fixed: since 4864c39 gnomon.coordinate() is not inlined any more (a
-   * VOLATILE SQL function with a FROM clause takes its own snapshot in READ COMMITTED: replay-mismatch) and lists the
-   * caller's xid even at or above xmax (replay-error); declared STABLE with that xid added only below xmax, the run is
-   * valid (docs/checker.md, known findings).
+   * (replay-error and the replay-mismatch of a coordinate taken in its own snapshot, found after 4864c39, are fixed
+   * since 03e1c0b, like coordinate-sees-own-writes and point-reads-leak before them.)
    */
   private static final Set<String> KNOWN_GNOMON_BUGS = Set.of("xid-reused");
 
