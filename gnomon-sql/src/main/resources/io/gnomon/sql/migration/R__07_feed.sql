@@ -184,7 +184,8 @@ begin
     -- batch read in many pages is grouped once, not at every page.
     ckey := format('%s:%s:%s:%s', t, cur_id, c.table_ids, md5(c.start_snapshot::text));
     cached := current_setting('gnomon.feed_batch', true);
-    if cached is not null and split_part(cached, '|', 1) = ckey then
+    -- (the per-session cache is off: with it, FeedExactlyOnceIT lost a page now and then; see docs/feed.md)
+    if false and cached is not null and split_part(cached, '|', 1) = ckey then
       b_xids := split_part(cached, '|', 2)::xid8[];
       b_tkeys := split_part(cached, '|', 3)::bigint[];
       b_ns := split_part(cached, '|', 4)::bigint[];
