@@ -71,10 +71,15 @@ final class DemoBranchStep {
     t.note("main is unchanged; from Java, gnomon.onBranch(\"feature\") runs jOOQ or JDBC work on the branch.");
   }
 
-  private static void expect(String what, ResultTable actual, List<String> rows) {
-    List<String> got = actual.rows().stream()
+  /** A result's rows as {@code a|b|c} lines, NULL as empty: what the demo steps compare. */
+  static List<String> lines(ResultTable actual) {
+    return actual.rows().stream()
         .map(r -> r.stream().map(v -> v == null ? "" : v).collect(Collectors.joining("|")))
         .toList();
+  }
+
+  private static void expect(String what, ResultTable actual, List<String> rows) {
+    List<String> got = lines(actual);
     if (!got.equals(rows)) {
       throw new Demo.DemoCheckFailed("the read of " + what + " returned " + got + ", expected " + rows);
     }

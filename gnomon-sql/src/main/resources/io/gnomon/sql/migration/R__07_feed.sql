@@ -127,7 +127,6 @@ declare
   tkeys bigint[];
   split xid8;
   xid_lo xid8; xid_hi xid8;
-  ckey text; cached text;
   b_xids xid8[]; b_tkeys bigint[]; b_ns bigint[];
   p_xids xid8[]; p_tkeys bigint[];
   i integer;
@@ -179,24 +178,13 @@ begin
       raise exception using errcode = 'GN032', message = format('tick %s of consumer %L is no longer retained', t, consumer_name);
     end if;
     select k.tick_id, k.snapshot, k.tick_at into cur_id, cur, cur_at from gnomon.tick k where k.tick_id > t order by k.tick_id limit 1;
-    -- The batch's transactions in order (by their largest version key) with their sizes: computed once per batch
-    -- (a batch never changes once its tick exists) and kept for the session in the setting gnomon.feed_batch, so a
-    -- batch read in many pages is grouped once, not at every page.
-    ckey := format('%s:%s:%s:%s', t, cur_id, c.table_ids, md5(c.start_snapshot::text));
-    cached := current_setting('gnomon.feed_batch', true);
-    -- (the per-session cache is off: with it, FeedExactlyOnceIT lost a page now and then; see docs/feed.md)
-    if false and cached is not null and split_part(cached, '|', 1) = ckey then
-      b_xids := split_part(cached, '|', 2)::xid8[];
-      b_tkeys := split_part(cached, '|', 3)::bigint[];
-      b_ns := split_part(cached, '|', 4)::bigint[];
-    else
-      execute format($q$
-        select coalesce(array_agg(x.xid order by x.tkey), '{}'), coalesce(array_agg(x.tkey order by x.tkey), '{}'),
-               coalesce(array_agg(x.n order by x.tkey), '{}')
-          from (select u.xid, max(u.vid) as tkey, count(*) as n from (%s) u group by u.xid) x$q$, q_ids)
-        into b_xids, b_tkeys, b_ns using prev, cur, c.start_snapshot;
-      perform set_config('gnomon.feed_batch', ckey || '|' || b_xids::text || '|' || b_tkeys::text || '|' || b_ns::text, false);
-    end if;
+    -- The batch's transactions in order (by their largest version key) with their sizes, at every page (a
+    -- per-session cache of it lost a page now and then in FeedExactlyOnceIT; see docs/feed.md).
+    execute format($q$
+      select coalesce(array_agg(x.xid order by x.tkey), '{}'), coalesce(array_agg(x.tkey order by x.tkey), '{}'),
+             coalesce(array_agg(x.n order by x.tkey), '{}')
+        from (select u.xid, max(u.vid) as tkey, count(*) as n from (%s) u group by u.xid) x$q$, q_ids)
+      into b_xids, b_tkeys, b_ns using prev, cur, c.start_snapshot;
     -- what is left of the transaction the position is inside, if any (it was larger than a page)
     i := array_position(b_tkeys, tk);
     n_first := null;
