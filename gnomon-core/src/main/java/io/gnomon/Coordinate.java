@@ -6,22 +6,31 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A point in history that makes past reads exact: a PostgreSQL snapshot ({@code pg_current_snapshot()}).
- * A read as of a coordinate returns precisely what a transaction that ran at it saw.
+ * A point in history that makes past reads exact: a PostgreSQL snapshot ({@code pg_current_snapshot()}) and the server
+ * incarnation it was captured in. A read as of a coordinate returns precisely what a transaction that ran at it saw.
  *
- * <p>Its text form is versioned and stable — {@code v1:xmin:xmax:xip,…}, for example {@code v1:7420:7424:7421,7423}
- * — so it can be stored and passed back: {@code Coordinate.parse(c.toString()).equals(c)}.
+ * <p>Its text form is versioned and stable — {@code v2:incarnation:xmin:xmax:xip,…}, for example
+ * {@code v2:1796130898995571:7420:7424:7421,7423} — so it can be stored and passed back:
+ * {@code Coordinate.parse(c.toString()).equals(c)}. The incarnation ({@code gnomon.incarnation()}) changes with every
+ * crash recovery or failover of the server; a coordinate captured before one stays readable when a tick recorded after
+ * it survived, and is otherwise refused with {@link CoordinateLostException} rather than read inexactly. The older form
+ * {@code v1:xmin:xmax:xip,…} (a bare snapshot, incarnation 0) is still accepted, without that guard.
  *
+ * @param incarnation the server incarnation the snapshot belongs to; 0 for the older, unguarded form
  * @param xmin the oldest transaction still running at the coordinate
  * @param xmax one past the newest transaction that had started
  * @param inProgress the transactions between them that had not committed, ascending
  */
-public record Coordinate(long xmin, long xmax, List<Long> inProgress) {
-  private static final String PREFIX = "v1:";
+public record Coordinate(long incarnation, long xmin, long xmax, List<Long> inProgress) {
+  private static final String V1 = "v1:";
+  private static final String V2 = "v2:";
 
-  /** Validates the parts: {@code xmin <= every in-progress xid < xmax}. */
+  /** Validates the parts: {@code xmin <= every in-progress xid < xmax}, incarnation not negative. */
   public Coordinate {
     Objects.requireNonNull(inProgress, "inProgress");
+    if (incarnation < 0) {
+      throw new IllegalArgumentException("coordinate incarnation must not be negative, got " + incarnation);
+    }
     if (xmin < 1 || xmax < xmin) {
       throw new IllegalArgumentException("coordinate needs 1 <= xmin <= xmax, got xmin=" + xmin + " xmax=" + xmax);
     }
@@ -36,9 +45,14 @@ public record Coordinate(long xmin, long xmax, List<Long> inProgress) {
     inProgress = List.copyOf(inProgress);
   }
 
-  /** A coordinate from its parts. */
+  /** A bare snapshot, in the older unguarded form ({@code v1:…}). */
   public static Coordinate of(long xmin, long xmax, List<Long> inProgress) {
-    return new Coordinate(xmin, xmax, inProgress);
+    return new Coordinate(0, xmin, xmax, inProgress);
+  }
+
+  /** A coordinate from its parts. */
+  public static Coordinate of(long incarnation, long xmin, long xmax, List<Long> inProgress) {
+    return new Coordinate(incarnation, xmin, xmax, inProgress);
   }
 
   /**
@@ -47,26 +61,39 @@ public record Coordinate(long xmin, long xmax, List<Long> inProgress) {
    * @throws MalformedCoordinateException when the text is not a coordinate
    */
   public static Coordinate parse(String text) {
-    if (text == null || !text.startsWith(PREFIX)) {
-      throw malformed(text, "it must start with \"" + PREFIX + "\"");
+    if (text == null || !(text.startsWith(V2) || text.startsWith(V1))) {
+      throw malformed(text, "it must start with \"" + V2 + "\"");
     }
-    String[] parts = text.substring(PREFIX.length()).split(":", -1);
-    if (parts.length != 3) {
-      throw malformed(text, "it must have the form v1:xmin:xmax:xip,…");
+    boolean v2 = text.startsWith(V2);
+    String[] parts = text.substring(V2.length()).split(":", -1);
+    if (parts.length != (v2 ? 4 : 3)) {
+      throw malformed(text, "it must have the form " + (v2 ? "v2:incarnation:xmin:xmax:xip,…" : "v1:xmin:xmax:xip,…"));
     }
     try {
-      long xmin = Long.parseLong(parts[0]);
-      long xmax = Long.parseLong(parts[1]);
+      int i = 0;
+      long incarnation = v2 ? digits(parts[i++]) : 0;
+      long xmin = digits(parts[i++]);
+      long xmax = digits(parts[i++]);
       List<Long> xip = new ArrayList<>();
-      if (!parts[2].isEmpty()) {
-        for (String x : parts[2].split(",", -1)) {
-          xip.add(Long.parseLong(x));
+      if (!parts[i].isEmpty()) {
+        for (String x : parts[i].split(",", -1)) {
+          xip.add(digits(x));
         }
       }
-      return new Coordinate(xmin, xmax, xip);
+      if (v2 && incarnation == 0) {
+        throw new IllegalArgumentException("the incarnation of a v2 coordinate is never 0");
+      }
+      return new Coordinate(incarnation, xmin, xmax, xip);
     } catch (IllegalArgumentException e) {
       throw malformed(text, e.getMessage());
     }
+  }
+
+  private static long digits(String s) {
+    if (s.isEmpty() || s.length() > 20 || !s.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      throw new IllegalArgumentException("\"" + s + "\" is not a number");
+    }
+    return Long.parseLong(s);
   }
 
   /** Whether a transaction id is visible (committed before the coordinate), as {@code pg_visible_in_snapshot}. */
@@ -74,10 +101,11 @@ public record Coordinate(long xmin, long xmax, List<Long> inProgress) {
     return xid < xmin || (xid < xmax && Collections.binarySearch(inProgress, xid) < 0);
   }
 
-  /** The stable text form, {@code v1:xmin:xmax:xip,…}. */
+  /** The stable text form, {@code v2:incarnation:xmin:xmax:xip,…} ({@code v1:xmin:xmax:xip,…} for incarnation 0). */
   @Override
   public String toString() {
-    StringBuilder b = new StringBuilder(PREFIX).append(xmin).append(':').append(xmax).append(':');
+    StringBuilder b = incarnation == 0 ? new StringBuilder(V1) : new StringBuilder(V2).append(incarnation).append(':');
+    b.append(xmin).append(':').append(xmax).append(':');
     for (int i = 0; i < inProgress.size(); i++) {
       if (i > 0) {
         b.append(',');

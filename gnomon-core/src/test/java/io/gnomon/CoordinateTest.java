@@ -40,11 +40,23 @@ class CoordinateTest {
     assertFalse(c.sees(105));
     assertEquals("v1:100:105:100,103", c.toString());
     assertEquals("v1:7:7:", Coordinate.parse("v1:7:7:").toString());
+    assertEquals(0, c.incarnation());
+  }
+
+  @Test
+  void theCurrentFormCarriesTheIncarnation() {
+    Coordinate c = Coordinate.parse("v2:1796130898995571:100:105:100,103");
+    assertEquals(1796130898995571L, c.incarnation());
+    assertEquals(Coordinate.of(100, 105, List.of(100L, 103L)), Coordinate.of(0, 100, 105, List.of(100L, 103L)));
+    assertEquals(List.of(100L, 103L), c.inProgress());
+    assertEquals("v2:1796130898995571:100:105:100,103", c.toString());
+    assertFalse(c.equals(Coordinate.parse("v1:100:105:100,103")), "another incarnation is another coordinate");
   }
 
   @Test
   void malformedTextIsRefusedWithTheTextAndWhatToDo() {
-    for (String bad : List.of("", "v1:", "v0:1:2:", "v1:1:2", "v1:a:2:", "v1:5:3:", "v1:1:5:7", "v1:1:5:3,2", "v1:1:5:,")) {
+    for (String bad : List.of("", "v1:", "v0:1:2:", "v1:1:2", "v1:a:2:", "v1:5:3:", "v1:1:5:7", "v1:1:5:3,2", "v1:1:5:,",
+        "v2:1:2:", "v2:0:1:2:", "v2:x:1:2:", "v2:-5:1:2:", "v2:7:1:5:7", "v1:+1:2:", "v2:1:1:2:3:")) {
       MalformedCoordinateException e = assertThrows(MalformedCoordinateException.class, () -> Coordinate.parse(bad), bad);
       assertEquals("GN010", e.sqlState());
       assertTrue(e.getMessage().contains("gnomon.coordinate()"), e.getMessage());
@@ -60,6 +72,6 @@ class CoordinateTest {
         xip.add(x);
       }
     }
-    return Coordinate.of(xmin, xmax, xip);
+    return rnd.nextBoolean() ? Coordinate.of(xmin, xmax, xip) : Coordinate.of(1 + rnd.nextLong(Long.MAX_VALUE - 1), xmin, xmax, xip);
   }
 }

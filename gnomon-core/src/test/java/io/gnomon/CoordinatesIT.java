@@ -17,7 +17,7 @@ class CoordinatesIT extends GnomonIT {
   void aCoordinateRoundTripsThroughItsTextForm() {
     Coordinate c = gnomon().coordinate();
     assertEquals(c, Coordinate.parse(c.toString()));
-    assertTrue(c.toString().startsWith("v1:"));
+    assertTrue(c.toString().startsWith("v2:"));
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.gnomon.ConsumerExistsException;
 import io.gnomon.ConsumerExpiredException;
 import io.gnomon.ConsumerNotFoundException;
 import io.gnomon.CoordinateInFutureException;
+import io.gnomon.CoordinateLostException;
 import io.gnomon.InvalidPositionException;
 import io.gnomon.CoordinateTooOldException;
 import io.gnomon.GnomonException;
@@ -53,6 +54,7 @@ public final class Errors {
                   case MALFORMED_COORDINATE -> new MalformedCoordinateException(message, e);
                   case COORDINATE_IN_FUTURE -> new CoordinateInFutureException(message, e);
                   case COORDINATE_TOO_OLD -> new CoordinateTooOldException(message, e);
+                  case COORDINATE_LOST_IN_FAULT -> new CoordinateLostException(message, e);
                   case INVALID_ARGUMENT -> new InvalidArgumentException(message, e);
                   case CATALOG_VERSION_MISMATCH -> new GnomonException(message, state, e);
                   case CONSUMER_NOT_FOUND -> new ConsumerNotFoundException(message, e);

@@ -28,6 +28,8 @@ public enum GnomonSqlState {
   COORDINATE_IN_FUTURE("GN011", false),
   /** The coordinate or timestamp is older than the retained history. */
   COORDINATE_TOO_OLD("GN012", false),
+  /** The coordinate was captured before a crash or failover, after the last tick that survived it. */
+  COORDINATE_LOST_IN_FAULT("GN013", false),
   /** The installed catalog has another version than this library. */
   CATALOG_VERSION_MISMATCH("GN020", false),
   /** An argument to a Gnomon function is invalid. */

@@ -81,7 +81,8 @@ class GeneratedClassesIT {
       Integer tableId = Routines.track(sql.configuration(), "public.items");
 
       String coordinate = Routines.coordinate(sql.configuration());
-      assertEquals(coordinate.substring("v1:".length()), Routines.parseCoordinate(sql.configuration(), coordinate));
+      String incarnation = String.valueOf(Routines.incarnation(sql.configuration()));
+      assertEquals(coordinate.substring(("v2:" + incarnation + ":").length()), Routines.parseCoordinate(sql.configuration(), coordinate));
 
       // a pg_snapshot written through the generated table, as a bound value and inlined
       sql.insertInto(TICK, TICK.TICK_AT, TICK.SNAPSHOT).values(OffsetDateTime.now(), "10:20:12,15").execute();

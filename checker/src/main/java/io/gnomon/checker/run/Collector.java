@@ -248,6 +248,11 @@ public final class Collector {
   /** The coordinate with {@code xid} in its in-progress list (xmin lowered to it if need be). */
   static String withInProgress(String coordinate, long xid) {
     String[] p = coordinate.split(":", -1);
+    String prefix = "v1:";
+    if (p.length == 5) { // v2:incarnation:xmin:xmax:xip
+      prefix = "v2:" + p[1] + ":";
+      p = new String[] {"v1", p[2], p[3], p[4]};
+    }
     long xmin = Long.parseLong(p[1]);
     long xmax = Long.parseLong(p[2]);
     if (xid >= xmax) {
@@ -260,7 +265,7 @@ public final class Collector {
       }
     }
     xip.add(xid);
-    return "v1:" + Math.min(xmin, xid) + ":" + xmax + ":" + String.join(",", xip.stream().map(String::valueOf)
+    return prefix + Math.min(xmin, xid) + ":" + xmax + ":" + String.join(",", xip.stream().map(String::valueOf)
         .toList());
   }
 

@@ -8,6 +8,9 @@ record Snapshot(long xmin, long xmax, long[] xip) {
   /** Parses {@code v1:xmin:xmax:xip,...}. */
   static Snapshot parse(String coordinate) {
     String[] p = coordinate.split(":", -1);
+    if (p.length == 5 && "v2".equals(p[0])) { // v2:incarnation:xmin:xmax:xip
+      p = new String[] {"v1", p[2], p[3], p[4]};
+    }
     if (p.length != 4 || !"v1".equals(p[0])) {
       throw new IllegalArgumentException("malformed coordinate " + coordinate);
     }

@@ -10,6 +10,7 @@ insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
   ('GN010', 'MALFORMED_COORDINATE',     false, 'The text is not a Gnomon coordinate.'),
   ('GN011', 'COORDINATE_IN_FUTURE',     false, 'The coordinate or timestamp is later than what this transaction can see.'),
   ('GN012', 'COORDINATE_TOO_OLD',       false, 'The coordinate or timestamp is older than the history Gnomon keeps for the table.'),
+  ('GN013', 'COORDINATE_LOST_IN_FAULT', false, 'The coordinate was captured before a crash or failover, after the last tick that survived it: reads as of it cannot be exact.'),
   ('GN020', 'CATALOG_VERSION_MISMATCH', false, 'The installed Gnomon catalog has another version than this library.'),
   ('GN021', 'INVALID_ARGUMENT',         false, 'An argument to a Gnomon function is invalid.'),
   ('GN030', 'CONSUMER_NOT_FOUND',       false, 'No change-feed consumer has that name.'),

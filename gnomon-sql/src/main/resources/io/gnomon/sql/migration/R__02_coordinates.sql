@@ -1,6 +1,24 @@
 -- Coordinates and ticks.
--- A coordinate is a PostgreSQL snapshot: past reads through it are exact. Its text form is 'v1:' || snapshot,
--- for example 'v1:7420:7424:7421,7423'.
+-- A coordinate is a PostgreSQL snapshot: past reads through it are exact. Its text form is
+-- 'v2:' || incarnation || ':' || snapshot, for example 'v2:1796130898995571:7420:7424:7421,7423'; the older form
+-- 'v1:' || snapshot is still read, without the crash guard below.
+--
+-- The incarnation guards coordinates across crashes and failovers (catalog version 6 explains why): after one, the
+-- server may give new transactions the ids of transactions that had ended before a coordinate without their WAL
+-- surviving. A coordinate of the current incarnation is read directly; one of an earlier incarnation only when a tick
+-- of that incarnation recorded after it survived (gnomon.incarnation.anchor_xmax), and otherwise refused with GN013.
+
+-- The current server incarnation: the time PostgreSQL last reset its checkpointer statistics, in microseconds. The
+-- server discards its statistics whenever it recovers from a crash (of the postmaster or of any backend) and a standby
+-- starts with its own, so the value changes with every event that can lose WAL; a clean restart keeps it (nothing is
+-- lost then). pg_stat_reset_shared('bgwriter') also changes it: coordinates from before stay readable up to the last
+-- tick, like after a crash.
+create or replace function gnomon.incarnation() returns bigint
+language sql stable parallel safe as $$
+  select (extract(epoch from pg_stat_get_bgwriter_stat_reset_time()) * 1000000)::bigint
+$$;
+comment on function gnomon.incarnation() is
+  'The current server incarnation (changes with every crash recovery or failover); coordinates carry it.';
 
 -- pg_current_snapshot() never lists the calling transaction's own xid as in progress, so once that transaction
 -- commits, a read as of the snapshot would see all its writes, even those made after the capture: when the caller
@@ -18,25 +36,32 @@ comment on function gnomon.snapshot_text(pg_snapshot, xid8) is 'Internal: a snap
 
 create or replace function gnomon.coordinate() returns text
 language sql volatile parallel safe as $$
-  select 'v1:' || gnomon.snapshot_text(pg_current_snapshot(), pg_current_xact_id_if_assigned())
+  select 'v2:' || gnomon.incarnation()::text || ':' || gnomon.snapshot_text(pg_current_snapshot(), pg_current_xact_id_if_assigned())
 $$;
 comment on function gnomon.coordinate() is
   'The coordinate of the current statement (READ COMMITTED) or transaction (REPEATABLE READ, SERIALIZABLE), as text: store it and read as of it later. It does not include the calling transaction''s own uncommitted writes.';
 
--- Parses the text form; raises GN010 on anything else.
+-- Parses the text form; raises GN010 on anything else, and GN013 for a coordinate of an earlier incarnation taken
+-- after the last tick of that incarnation that survived.
 create or replace function gnomon.parse_coordinate(coordinate text) returns pg_snapshot
-language plpgsql immutable strict parallel safe as $$
+language plpgsql stable strict parallel safe as $$
 declare
   parts text[];
   xmin numeric; xmax numeric; prev numeric;
   x text;
+  inc bigint;
+  anchor xid8;
 begin
-  if coordinate !~ '^v1:[0-9]{1,19}:[0-9]{1,19}:([0-9]{1,19}(,[0-9]{1,19})*)?$' then
+  if coordinate !~ '^(v1|v2:[0-9]{1,20}):[0-9]{1,19}:[0-9]{1,19}:([0-9]{1,19}(,[0-9]{1,19})*)?$' then
     raise exception using errcode = 'GN010',
-      message = format('malformed coordinate %L: it must have the form v1:xmin:xmax:xip,...', left(coordinate, 100)),
+      message = format('malformed coordinate %L: it must have the form v2:incarnation:xmin:xmax:xip,...', left(coordinate, 100)),
       hint = 'Pass back a value returned by gnomon.coordinate() unchanged.';
   end if;
   parts := string_to_array(coordinate, ':');
+  if parts[1] = 'v2' then
+    inc := parts[2]::numeric;
+    parts := parts[2:];
+  end if;
   xmin := parts[2]::numeric; xmax := parts[3]::numeric; prev := xmin - 1;
   if xmin < 1 or xmax < xmin or xmax > 9223372036854775807 then
     raise exception using errcode = 'GN010',
@@ -51,9 +76,40 @@ begin
     end if;
     prev := x::numeric;
   end loop;
-  return substr(coordinate, 4)::pg_snapshot;
+  if inc is not null and inc <> gnomon.incarnation() then
+    select i.anchor_xmax into anchor from gnomon.incarnation i where i.incarnation = inc;
+    if anchor is null or xmax > anchor::text::numeric then
+      raise exception using errcode = 'GN013',
+        message = format('coordinate %s was captured before a crash or failover of the server, after the last tick that survived it',
+                         left(coordinate, 100)),
+        detail = coalesce(format('Coordinates of that incarnation are readable up to xmax %s, the last tick recorded before the fault. '
+                                 || 'Transactions this coordinate counts as ended may have lost their WAL in the fault, and the server '
+                                 || 'may have given their ids to later transactions, so no read as of it can be exact.', anchor),
+                          'No tick of that incarnation survived the fault. Transactions this coordinate counts as ended may have '
+                          || 'lost their WAL in it, and the server may have given their ids to later transactions, so no read as of '
+                          || 'it can be exact.'),
+        hint = 'Read as of an earlier coordinate (gnomon.coordinate_at(time) gives one that survived), and keep the ticker running: '
+               || 'every coordinate captured before a tick that survives a crash stays readable.';
+    end if;
+  end if;
+  return array_to_string(parts[2:4], ':')::pg_snapshot;
 end $$;
-comment on function gnomon.parse_coordinate(text) is 'Parses a coordinate''s text form into a pg_snapshot (GN010 when malformed).';
+comment on function gnomon.parse_coordinate(text) is 'Parses a coordinate''s text form into a pg_snapshot (GN010 when malformed, GN013 when a crash or failover made it inexact).';
+
+-- The snapshot of a coordinate, for read functions to inline: a well-formed coordinate of the current incarnation
+-- (or of the older unguarded form) is cut without a function call; anything else goes through
+-- gnomon.parse_coordinate(), which checks it or raises the error.
+create or replace function gnomon.coordinate_snapshot(coordinate text) returns pg_snapshot
+language sql stable parallel safe as $$
+  select case when coordinate ~ '^v2:[0-9]{1,20}:[0-9]{1,19}:[0-9]{1,19}:([0-9]{1,19}(,[0-9]{1,19})*)?$'
+                   and split_part(coordinate, ':', 2) = gnomon.incarnation()::text
+              then substr(coordinate, 5 + length(split_part(coordinate, ':', 2)))::pg_snapshot
+              when coordinate ~ '^v1:[0-9]{1,19}:[0-9]{1,19}:([0-9]{1,19}(,[0-9]{1,19})*)?$'
+              then substr(coordinate, 4)::pg_snapshot
+              else gnomon.parse_coordinate(coordinate) end
+$$;
+comment on function gnomon.coordinate_snapshot(text) is
+  'Internal: a coordinate''s snapshot, inlined by read functions (checks and errors as gnomon.parse_coordinate()).';
 
 -- Records a tick: a coordinate with its wall-clock time. Run by the Java ticker, or by any scheduler.
 -- Ticks are serialised by an advisory lock taken before the snapshot, so tick ids and snapshots grow together:
@@ -70,7 +126,14 @@ begin
   end if;
   perform pg_advisory_xact_lock(7386, 1);
   -- a new statement, so a new snapshot, taken after the lock
-  insert into gnomon.tick (tick_at, snapshot) values (clock_timestamp(), pg_current_snapshot()) returning tick_id into id;
+  insert into gnomon.tick (tick_at, snapshot, incarnation) values (clock_timestamp(), pg_current_snapshot(), gnomon.incarnation())
+    returning tick_id into id;
+  -- The incarnation's anchor commits with the tick: once the tick survives a crash, so did every WAL record before it,
+  -- and coordinates captured before the tick's snapshot stay exact (see gnomon.parse_coordinate()).
+  insert into gnomon.incarnation as i (incarnation, anchor_xmax)
+  select gnomon.incarnation(), pg_snapshot_xmax(k.snapshot) from gnomon.tick k where k.tick_id = id
+  on conflict (incarnation) do update
+    set anchor_xmax = greatest(i.anchor_xmax, excluded.anchor_xmax), last_seen = clock_timestamp();
   return id;
 end $$;
 comment on function gnomon.tick() is 'Records a tick (a coordinate and its wall-clock time) and returns its id. Call it every second from the Java ticker, cron or pg_cron.';
@@ -80,13 +143,14 @@ create or replace function gnomon.coordinate_at(at timestamptz) returns text
 language plpgsql stable strict as $$
 declare
   snap pg_snapshot;
+  inc bigint;
 begin
   if at > clock_timestamp() then
     raise exception using errcode = 'GN011',
       message = format('timestamp %s is in the future', at),
       hint = 'Read as of a time that has passed.';
   end if;
-  select t.snapshot into snap from gnomon.tick t where t.tick_at <= at order by t.tick_at desc limit 1;
+  select t.snapshot, t.incarnation into snap, inc from gnomon.tick t where t.tick_at <= at order by t.tick_at desc limit 1;
   if snap is null then
     raise exception using errcode = 'GN012',
       message = format('no tick was recorded at or before %s', at),
@@ -94,7 +158,8 @@ begin
                         'No tick has been recorded yet.'),
       hint = 'Run the ticker (Gnomon.startTicker() or select gnomon.tick() every second) and read as of a later time.';
   end if;
-  return 'v1:' || snap::text;
+  -- (ticks recorded before catalog version 6 have no incarnation: their coordinates keep the older form)
+  return case when inc is null then 'v1:' else 'v2:' || inc::text || ':' end || snap::text;
 end $$;
 comment on function gnomon.coordinate_at(timestamptz) is 'The coordinate of the last tick recorded at or before the timestamp (GN011 in the future, GN012 before the first tick).';
 

@@ -251,9 +251,7 @@ begin
       from (select case when p.ok then p.snap else gnomon.check_read(p.snap, %1$s) end as snap
               from (select q.snap, pg_visible_in_snapshot(%2$L::xid8, q.snap)
                                    and pg_snapshot_xmax(q.snap) <= pg_snapshot_xmin(pg_current_snapshot()) as ok
-                      from (select case when t.c ~ '^v1:[0-9]{1,19}:[0-9]{1,19}:([0-9]{1,19}(,[0-9]{1,19})*)?$'
-                                        then substr(t.c, 4)::pg_snapshot
-                                        else gnomon.parse_coordinate(t.c) end as snap
+                      from (select gnomon.coordinate_snapshot(t.c) as snap
                               from (select %%COORD%% as c offset 0) t) q) p) v)$r$,
     tt.table_id, tt.track_xid::text, '%CP%');
 

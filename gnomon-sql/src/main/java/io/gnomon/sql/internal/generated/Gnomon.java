@@ -12,6 +12,7 @@ import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
+import io.gnomon.sql.internal.generated.tables.Incarnation;
 import io.gnomon.sql.internal.generated.tables.Merge;
 import io.gnomon.sql.internal.generated.tables.MergeColumnRule;
 import io.gnomon.sql.internal.generated.tables.MergeConflict;
@@ -259,6 +260,12 @@ public class Gnomon extends SchemaImpl {
             maxEvents
         );
     }
+
+    /**
+     * Server incarnations Gnomon has seen (one per WAL-losing restart or
+     * failover) and, for each, how far its coordinates stay readable.
+     */
+    public final Incarnation INCARNATION = Incarnation.INCARNATION;
 
     /**
      * Merge runs: source into target, base and theirs points, status (applied,
@@ -1193,6 +1200,7 @@ public class Gnomon extends SchemaImpl {
             Diff.DIFF,
             ErrorCode.ERROR_CODE,
             FeedRead.FEED_READ,
+            Incarnation.INCARNATION,
             Merge.MERGE,
             MergeColumnRule.MERGE_COLUMN_RULE,
             MergeConflict.MERGE_CONFLICT,

@@ -27,4 +27,5 @@ public class Indexes {
     public static final Index BRANCH_PARENT_IDX = Internal.createIndex(DSL.name("branch_parent_idx"), Branch.BRANCH, new OrderField[] { Branch.BRANCH.PARENT_ID }, false);
     public static final Index CHECKPOINT_TABLE_IDX = Internal.createIndex(DSL.name("checkpoint_table_idx"), Checkpoint.CHECKPOINT, new OrderField[] { Checkpoint.CHECKPOINT.TABLE_ID, Checkpoint.CHECKPOINT.SNAPSHOT_XMIN }, false);
     public static final Index TICK_AT_IDX = Internal.createIndex(DSL.name("tick_at_idx"), Tick.TICK, new OrderField[] { Tick.TICK.TICK_AT }, false);
+    public static final Index TICK_INCARNATION_IDX = Internal.createIndex(DSL.name("tick_incarnation_idx"), Tick.TICK, new OrderField[] { Tick.TICK.INCARNATION, Tick.TICK.TICK_ID }, false);
 }

@@ -20,6 +20,7 @@ import io.gnomon.sql.internal.generated.routines.ConsumerLag;
 import io.gnomon.sql.internal.generated.routines.ConsumerRow;
 import io.gnomon.sql.internal.generated.routines.Coordinate;
 import io.gnomon.sql.internal.generated.routines.CoordinateAt;
+import io.gnomon.sql.internal.generated.routines.CoordinateSnapshot;
 import io.gnomon.sql.internal.generated.routines.CurrentBranch;
 import io.gnomon.sql.internal.generated.routines.CurrentPoint;
 import io.gnomon.sql.internal.generated.routines.DropBranchObjects;
@@ -30,6 +31,7 @@ import io.gnomon.sql.internal.generated.routines.FeedRegister;
 import io.gnomon.sql.internal.generated.routines.FeedUnregister;
 import io.gnomon.sql.internal.generated.routines.FindBranch;
 import io.gnomon.sql.internal.generated.routines.FollowTableChange;
+import io.gnomon.sql.internal.generated.routines.Incarnation;
 import io.gnomon.sql.internal.generated.routines.InstallAsOf;
 import io.gnomon.sql.internal.generated.routines.InstallBranchObjects;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
@@ -700,6 +702,44 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.coordinate_snapshot</code>
+     */
+    public static String coordinateSnapshot(
+          Configuration configuration
+        , String coordinate
+    ) {
+        CoordinateSnapshot f = new CoordinateSnapshot();
+        f.setCoordinate(coordinate);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.coordinate_snapshot</code> as a field.
+     */
+    public static Field<String> coordinateSnapshot(
+          String coordinate
+    ) {
+        CoordinateSnapshot f = new CoordinateSnapshot();
+        f.setCoordinate(coordinate);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.coordinate_snapshot</code> as a field.
+     */
+    public static Field<String> coordinateSnapshot(
+          Field<String> coordinate
+    ) {
+        CoordinateSnapshot f = new CoordinateSnapshot();
+        f.setCoordinate(coordinate);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.current_branch</code>
      */
     public static BranchRecord currentBranch(
@@ -948,6 +988,27 @@ public class Routines {
         p.setPTableId(pTableId);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.incarnation</code>
+     */
+    public static Long incarnation(
+          Configuration configuration
+    ) {
+        Incarnation f = new Incarnation();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.incarnation</code> as a field.
+     */
+    public static Field<Long> incarnation() {
+        Incarnation f = new Incarnation();
+
+        return f.asField();
     }
 
     /**

@@ -12,6 +12,7 @@ import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
+import io.gnomon.sql.internal.generated.tables.Incarnation;
 import io.gnomon.sql.internal.generated.tables.Merge;
 import io.gnomon.sql.internal.generated.tables.MergeColumnRule;
 import io.gnomon.sql.internal.generated.tables.MergeConflict;
@@ -243,6 +244,12 @@ public class Tables {
             maxEvents
         );
     }
+
+    /**
+     * Server incarnations Gnomon has seen (one per WAL-losing restart or
+     * failover) and, for each, how far its coordinates stay readable.
+     */
+    public static final Incarnation INCARNATION = Incarnation.INCARNATION;
 
     /**
      * Merge runs: source into target, base and theirs points, status (applied,

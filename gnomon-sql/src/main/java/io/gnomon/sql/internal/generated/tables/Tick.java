@@ -72,6 +72,13 @@ public class Tick extends TableImpl<TickRecord> {
      */
     public final TableField<TickRecord, String> SNAPSHOT = createField(DSL.name("snapshot"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\"").nullable(false), this, "", new PgSnapshotBinding());
 
+    /**
+     * The column <code>gnomon.tick.incarnation</code>. The server incarnation
+     * the tick was recorded in (gnomon.incarnation()); null for ticks recorded
+     * before catalog version 6.
+     */
+    public final TableField<TickRecord, Long> INCARNATION = createField(DSL.name("incarnation"), SQLDataType.BIGINT, this, "The server incarnation the tick was recorded in (gnomon.incarnation()); null for ticks recorded before catalog version 6.");
+
     private Tick(Name alias, Table<TickRecord> aliased) {
         this(alias, aliased, (Field<?>[]) null, null);
     }
@@ -108,7 +115,7 @@ public class Tick extends TableImpl<TickRecord> {
 
     @Override
     public List<Index> getIndexes() {
-        return Arrays.asList(Indexes.TICK_AT_IDX);
+        return Arrays.asList(Indexes.TICK_AT_IDX, Indexes.TICK_INCARNATION_IDX);
     }
 
     @Override

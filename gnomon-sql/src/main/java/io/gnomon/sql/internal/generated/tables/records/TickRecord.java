@@ -62,6 +62,24 @@ public class TickRecord extends UpdatableRecordImpl<TickRecord> {
         return (String) get(2);
     }
 
+    /**
+     * Setter for <code>gnomon.tick.incarnation</code>. The server incarnation
+     * the tick was recorded in (gnomon.incarnation()); null for ticks recorded
+     * before catalog version 6.
+     */
+    public void setIncarnation(Long value) {
+        set(3, value);
+    }
+
+    /**
+     * Getter for <code>gnomon.tick.incarnation</code>. The server incarnation
+     * the tick was recorded in (gnomon.incarnation()); null for ticks recorded
+     * before catalog version 6.
+     */
+    public Long getIncarnation() {
+        return (Long) get(3);
+    }
+
     // -------------------------------------------------------------------------
     // Primary key information
     // -------------------------------------------------------------------------
@@ -85,12 +103,13 @@ public class TickRecord extends UpdatableRecordImpl<TickRecord> {
     /**
      * Create a detached, initialised TickRecord
      */
-    public TickRecord(Long tickId, OffsetDateTime tickAt, String snapshot) {
+    public TickRecord(Long tickId, OffsetDateTime tickAt, String snapshot, Long incarnation) {
         super(Tick.TICK);
 
         setTickId(tickId);
         setTickAt(tickAt);
         setSnapshot(snapshot);
+        setIncarnation(incarnation);
         resetChangedOnNotNull();
     }
 }
