@@ -94,7 +94,7 @@ class GeneratedClassesIT {
           sql.select(TICK.SNAPSHOT).from(TICK).orderBy(TICK.TICK_ID).fetch(TICK.SNAPSHOT));
 
       // a pg_snapshot argument and result: the full coordinate check returns a valid snapshot unchanged
-      String snap = Routines.coordinate(sql.configuration()).substring(3);
+      String snap = Routines.parseCoordinate(sql.configuration(), Routines.coordinate(sql.configuration()));
       assertEquals(snap, Routines.checkRead(sql.configuration(), snap, tableId));
       // a function with OUT parameters
       ParsePosition position = new ParsePosition();

@@ -31,5 +31,5 @@ on conflict (sqlstate) do update
   set name = excluded.name, retryable = excluded.retryable, meaning = excluded.meaning;
 -- codes removed from this file leave the registry too
 delete from gnomon.error_code where sqlstate not in ('GN001', 'GN002', 'GN003', 'GN004', 'GN005', 'GN006', 'GN007',
-  'GN010', 'GN011', 'GN012', 'GN020', 'GN021', 'GN030', 'GN031', 'GN032', 'GN033',
+  'GN010', 'GN011', 'GN012', 'GN013', 'GN020', 'GN021', 'GN030', 'GN031', 'GN032', 'GN033',
   'GN040', 'GN050', 'GN051', 'GN052', 'GN053', 'GN054', 'GN060', 'GN061', 'GN062', 'GN063');
