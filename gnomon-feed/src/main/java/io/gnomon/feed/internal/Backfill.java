@@ -40,7 +40,9 @@ public final class Backfill {
     FeedPosition position;
     Integer[] tableIds;
     try (PreparedStatement ps = c.prepareStatement(
-        "select 'v1:' || start_snapshot::text, table_ids, tick_id, txn_key, vid from gnomon.consumer"
+        // the start snapshot is a committed row, safe in any incarnation: labelled with the one reading it
+        "select 'v2:' || gnomon.incarnation()::text || ':' || start_snapshot::text, table_ids, tick_id, txn_key, vid"
+            + " from gnomon.consumer"
             + " where consumer_name = ?")) {
       ps.setString(1, consumer);
       try (ResultSet rs = ps.executeQuery()) {

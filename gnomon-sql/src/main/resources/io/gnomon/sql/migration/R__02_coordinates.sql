@@ -101,10 +101,13 @@ comment on function gnomon.parse_coordinate(text) is 'Parses a coordinate''s tex
 -- gnomon.parse_coordinate(), which checks it or raises the error.
 create or replace function gnomon.coordinate_snapshot(coordinate text) returns pg_snapshot
 language sql stable parallel safe as $$
-  select case when coordinate ~ '^v2:[0-9]{1,20}:[0-9]{1,19}:[0-9]{1,19}:([0-9]{1,19}(,[0-9]{1,19})*)?$'
+  -- (unbounded repetitions and a test for runs of 20 digits: bounded ones, [0-9]{1,19}, cost microseconds a read)
+  select case when coordinate ~ '^v2:[0-9]+:[0-9]+:[0-9]+:([0-9]+(,[0-9]+)*)?$'
+                   and strpos(translate(coordinate, '123456789', '000000000'), '00000000000000000000') = 0
                    and split_part(coordinate, ':', 2) = gnomon.incarnation()::text
               then substr(coordinate, 5 + length(split_part(coordinate, ':', 2)))::pg_snapshot
-              when coordinate ~ '^v1:[0-9]{1,19}:[0-9]{1,19}:([0-9]{1,19}(,[0-9]{1,19})*)?$'
+              when coordinate ~ '^v1:[0-9]+:[0-9]+:([0-9]+(,[0-9]+)*)?$'
+                   and strpos(translate(coordinate, '123456789', '000000000'), '00000000000000000000') = 0
               then substr(coordinate, 4)::pg_snapshot
               else gnomon.parse_coordinate(coordinate) end
 $$;

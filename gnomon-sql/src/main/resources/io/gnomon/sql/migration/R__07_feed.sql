@@ -86,7 +86,8 @@ begin
      and not exists (select 1 from pg_snapshot_xip(snap) x where pg_visible_in_snapshot(x, k.snapshot));
   insert into gnomon.consumer (consumer_name, table_ids, with_images, tick_id, start_snapshot, max_lag)
   values (consumer_name, ids, with_images, t0, snap, max_lag);
-  return 'v1:' || snap::text;
+  -- (a committed snapshot needs no guard across faults: it is labelled with the incarnation reading it)
+  return 'v2:' || gnomon.incarnation()::text || ':' || snap::text;
 end $$;
 comment on function gnomon.feed_register(text, text[], text, boolean, interval) is
   'Registers a change-feed consumer of tracked tables, from now or from a coordinate; returns its start coordinate (read tables as of it for a backfill).';
