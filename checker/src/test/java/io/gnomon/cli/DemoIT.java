@@ -34,7 +34,7 @@ class DemoIT {
 
   @Test
   void readAsOfTheCoordinateShowsTheOldRows() {
-    List<String> rows = resultOf("select * from gnomon_t.account_as_of('v1:");
+    List<String> rows = resultOf("select * from gnomon_t.account_as_of('v2:");
     assertEquals(List.of(
         " id | owner | balance",
         "----+-------+---------",
