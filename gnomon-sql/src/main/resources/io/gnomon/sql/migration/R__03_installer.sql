@@ -175,7 +175,10 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
   --   after_live: the live row when its xmin is the version's transaction: one primary-key probe. It is the after
   --     image only when that transaction wrote the key once and its xid is within 2^32 of now (xmin holds 32 bits);
   --     feed_read checks both.
-  --   after: the next version's image, else the live row (a history probe, then maybe a primary-key probe).
+  --   after: the next version's image, else the live row (a history probe, then maybe a primary-key probe). The next
+  --     version's transaction wrote the key after the version's transaction committed (row lock or unique check), and
+  --     that one is not visible to prev, so the next one cannot have finished before prev: its xid is at least prev's
+  --     xmin, a range condition of the history index on (key, g_xid).
   -- Images are built from the columns cast to the table's row type, so their keys are the table's (a row
   -- constructor: a third cheaper than row_to_json of a whole-row reference).
   -- Its result type changed (from jsonb images to json), hence the drop; the arguments never change (untrack
@@ -193,7 +196,8 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
            case when images and h.g_op <> 'D' then
              (select row_to_json(row(%9$s)::%5$s) from %5$s l where %6$s and l.xmin = h.g_xid::xid) end,
            case when images and h.g_op <> 'D' then coalesce(
-             (select row_to_json(row(%8$s)::%5$s) from %3$s n where %4$s and n.g_vid > h.g_vid order by n.g_vid limit 1),
+             (select row_to_json(row(%8$s)::%5$s) from %3$s n where %4$s and n.g_xid >= pg_snapshot_xmin(prev)
+                 and n.g_vid > h.g_vid order by n.g_vid limit 1),
              (select row_to_json(row(%9$s)::%5$s) from %5$s l where %6$s)) end
       from %3$s h
      where h.g_xid >= pg_snapshot_xmin(prev) and h.g_xid < pg_snapshot_xmax(cur)
@@ -244,17 +248,25 @@ begin
     into keys_x, x_eq_l, x_eq_c from unnest(tt.key_columns) with ordinality u(k, o);
 
   -- The coordinate, checked without a function call when it is well formed, later than the tracking and older
-  -- than every transaction running now; anything else goes through gnomon.check_read(), which raises the error.
+  -- than every transaction running now; anything else goes through gnomon.parse_coordinate() and
+  -- gnomon.check_read(), which raise the error. One level computes the snapshot (behind OFFSET 0, so that
+  -- PostgreSQL does not copy the expression into every reference: nested subqueries that it flattened evaluated
+  -- the check five times per read), and the form test is an unbounded regular expression plus a test for
+  -- numbers of 20 digits or more (with bounded repetitions, [0-9]{1,19}, the expression alone cost 5 us per read).
   resolve := format($r$
   with r as materialized (
     select v.snap, pg_snapshot_xmin(v.snap) as lo %3$s
-      from (select case when p.ok then p.snap else gnomon.check_read(p.snap, %1$s) end as snap
-              from (select q.snap, pg_visible_in_snapshot(%2$L::xid8, q.snap)
-                                   and pg_snapshot_xmax(q.snap) <= pg_snapshot_xmin(pg_current_snapshot()) as ok
-                      from (select case when t.c ~ '^v1:[0-9]{1,19}:[0-9]{1,19}:([0-9]{1,19}(,[0-9]{1,19})*)?$'
-                                        then substr(t.c, 4)::pg_snapshot
-                                        else gnomon.parse_coordinate(t.c) end as snap
-                              from (select %%COORD%% as c offset 0) t) q) p) v)$r$,
+      from (select case when t.c ~ '^v1:[0-9]+:[0-9]+:([0-9]+(,[0-9]+)*)?$'
+                         and strpos(translate(t.c, '123456789', '000000000'), '00000000000000000000') = 0
+                         and pg_visible_in_snapshot(%2$L::xid8, substr(t.c, 4)::pg_snapshot)
+                         and pg_snapshot_xmax(substr(t.c, 4)::pg_snapshot) <= pg_snapshot_xmin(pg_current_snapshot())
+                        then substr(t.c, 4)::pg_snapshot
+                        -- (a recent coordinate, while an older transaction runs: well formed, checked in full)
+                        else gnomon.check_read(case when t.c ~ '^v1:[0-9]+:[0-9]+:([0-9]+(,[0-9]+)*)?$'
+                                                     and strpos(translate(t.c, '123456789', '000000000'), '00000000000000000000') = 0
+                                                    then substr(t.c, 4)::pg_snapshot
+                                                    else gnomon.parse_coordinate(t.c) end, %1$s) end as snap
+              from (select %%COORD%% as c offset 0) t offset 0) v)$r$,
     tt.table_id, tt.track_xid::text, '%CP%');
 
   -- checkpoints, earliest first: a read rolls back from the first one that saw everything the coordinate saw
