@@ -114,44 +114,44 @@ begin
   -- The write path: one statement-level trigger function, one set-based INSERT into the history per statement.
   -- Each version holds the row's image from before the change, so the first write of a row that existed before
   -- tracking records its baseline without any probe of the history.
-  -- Version keys: the sequence steps by 1024, so one nextval reserves a block of 1024 keys; a statement takes one
-  -- block per 1024 rows instead of one nextval per row (the rare paired and TRUNCATE paths take one per row).
-  -- Blocks drawn later are larger, so keys still grow along every row.
+  -- Version keys: one nextval per version. The sequence is not cached, so a key drawn later is larger, and keys grow
+  -- along every row. (Drawing blocks of keys, one nextval per 1024 rows, needed a row_number() window, a count(*)
+  -- and an array_agg() over the transition table in every statement: more than the single nextval costs a
+  -- single-row write, and no less on a bulk one.)
   -- An UPDATE that changed no key writes each old row as it was ('U'). When the key-change row trigger has flagged
   -- this statement (keyed by trigger depth, so a nested statement on the same table cannot take the flag), old and
   -- new rows are paired by key: a key only the old side has was deleted ('D'), one only the new side has was
   -- inserted ('I'), so each key gets one version per statement whatever the keys were shifted or swapped to.
+  -- The function is SECURITY DEFINER (only it writes history: nobody can forge a version) and resolves no name
+  -- through the caller's search_path: every function, operator and type it names is schema-qualified, which costs
+  -- nothing, where a SET search_path clause cost a GUC save and restore on every call. The pairing joins on the
+  -- key's own equality operators, found by name: it pins search_path itself for that statement (a rare path).
   body := format($b$
 begin
-  if TG_OP = 'UPDATE' then
-    if %12$s current_setting('gnomon.key_change_%11$s_' || pg_trigger_depth(), true) = 'y' then
-      perform set_config('gnomon.key_change_%11$s_' || pg_trigger_depth(), '', true);
+  if TG_OP OPERATOR(pg_catalog.=) 'UPDATE' then
+    if %12$s pg_catalog.current_setting(pg_catalog.concat('gnomon.key_change_%11$s_', pg_catalog.pg_trigger_depth()), true)
+         OPERATOR(pg_catalog.=) 'y' then
+      perform pg_catalog.set_config(pg_catalog.concat('gnomon.key_change_%11$s_', pg_catalog.pg_trigger_depth()), '', true);
+      gnomon_path := pg_catalog.current_setting('search_path');
+      perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
       insert into %1$s (g_vid, g_xid, g_op, %2$s)
-      select nextval(%3$L::regclass), pg_current_xact_id(),
+      select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(),
              case when o.%5$s is null then 'I' when n.%5$s is null then 'D' else 'U' end, %4$s
         from gnomon_old o full join gnomon_new n on %6$s;
+      perform pg_catalog.set_config('search_path', gnomon_path, true);
     else
       insert into %1$s (g_vid, g_xid, g_op, %2$s)
-      select blk.b[(o.gnomon_rn - 1) / 1024 + 1] + (o.gnomon_rn - 1) %% 1024, pg_current_xact_id(), 'U', %9$s
-        from (select row_number() over () as gnomon_rn, o.* from gnomon_old o) o,
-             (select array_agg(nextval(%3$L::regclass)) as b
-                from generate_series(1, ((select count(*) from gnomon_old) + 1023) / 1024)) blk;
+      select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'U', %9$s from gnomon_old o;
     end if;
-  elsif TG_OP = 'INSERT' then
+  elsif TG_OP OPERATOR(pg_catalog.=) 'INSERT' then
     insert into %1$s (g_vid, g_xid, g_op, %7$s)
-    select blk.b[(n.gnomon_rn - 1) / 1024 + 1] + (n.gnomon_rn - 1) %% 1024, pg_current_xact_id(), 'I', %8$s
-      from (select row_number() over () as gnomon_rn, n.* from gnomon_new n) n,
-             (select array_agg(nextval(%3$L::regclass)) as b
-                from generate_series(1, ((select count(*) from gnomon_new) + 1023) / 1024)) blk;
-  elsif TG_OP = 'DELETE' then
+    select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'I', %8$s from gnomon_new n;
+  elsif TG_OP OPERATOR(pg_catalog.=) 'DELETE' then
     insert into %1$s (g_vid, g_xid, g_op, %2$s)
-    select blk.b[(o.gnomon_rn - 1) / 1024 + 1] + (o.gnomon_rn - 1) %% 1024, pg_current_xact_id(), 'D', %9$s
-      from (select row_number() over () as gnomon_rn, o.* from gnomon_old o) o,
-             (select array_agg(nextval(%3$L::regclass)) as b
-                from generate_series(1, ((select count(*) from gnomon_old) + 1023) / 1024)) blk;
-  elsif TG_OP = 'TRUNCATE' then
+    select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'D', %9$s from gnomon_old o;
+  elsif TG_OP OPERATOR(pg_catalog.=) 'TRUNCATE' then
     insert into %1$s (g_vid, g_xid, g_op, %2$s)
-    select nextval(%3$L::regclass), pg_current_xact_id(), 'D', %2$s from %10$s;
+    select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'D', %13$s from %10$s t;
   end if;
   return null;
 end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin, keys,
@@ -159,9 +159,12 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
          nonkey_old, tab, tt.table_id,
          -- a partitioned table moves rows between partitions as DELETE + INSERT, which fires no UPDATE row
          -- trigger: always pair rows by key there
-         case when (select relkind from pg_class where oid = tt.relid) = 'p' then 'true or' else '' end);
-  execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql security definer '
-                 'set search_path = pg_catalog, pg_temp as %L', tt.trigger_function, body);
+         case when (select relkind from pg_class where oid = tt.relid) = 'p' then 'true or' else '' end,
+         (select string_agg(format('t.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c));
+  -- (every column is qualified in the body, so no column can collide with the variable)
+  body := 'declare gnomon_path text;' || body;
+  execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql security definer as %L',
+                 tt.trigger_function, body);
   execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql as %L',
                  tt.key_change_function,
                  format($b$begin perform set_config('gnomon.key_change_%s_' || pg_trigger_depth(), 'y', true); return null; end$b$,
