@@ -27,11 +27,12 @@ public final class Mutants {
       switch (mutant) {
         case TRIGGER_SKIPS_VERSION -> {
           String def = definition(c, trigger + "()");
+          String tail = "from gnomon_old o;";
           int at = def.indexOf("pg_current_xact_id(), 'U', ");
-          int end = at < 0 ? -1 : def.indexOf("blk;", at);
-          require(end >= 0, mutant, trigger, "the plain UPDATE branch (pg_current_xact_id(), 'U', ... blk;)");
-          def = def.substring(0, end) + "blk where pg_current_xact_id()::text::bigint % 4 <> 1;"
-              + def.substring(end + 4);
+          int end = at < 0 ? -1 : def.indexOf(tail, at);
+          require(end >= 0, mutant, trigger, "the plain UPDATE branch (pg_current_xact_id(), 'U', ... " + tail + ")");
+          def = def.substring(0, end) + "from gnomon_old o where pg_catalog.pg_current_xact_id()::text::bigint % 4 <> 1;"
+              + def.substring(end + tail.length());
           execute(c, def);
         }
         case FEED_BY_SEQUENCE -> {

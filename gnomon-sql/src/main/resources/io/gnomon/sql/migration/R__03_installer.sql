@@ -114,44 +114,44 @@ begin
   -- The write path: one statement-level trigger function, one set-based INSERT into the history per statement.
   -- Each version holds the row's image from before the change, so the first write of a row that existed before
   -- tracking records its baseline without any probe of the history.
-  -- Version keys: the sequence steps by 1024, so one nextval reserves a block of 1024 keys; a statement takes one
-  -- block per 1024 rows instead of one nextval per row (the rare paired and TRUNCATE paths take one per row).
-  -- Blocks drawn later are larger, so keys still grow along every row.
+  -- Version keys: one nextval per version. The sequence is not cached, so a key drawn later is larger, and keys grow
+  -- along every row. (Drawing blocks of keys, one nextval per 1024 rows, needed a row_number() window, a count(*)
+  -- and an array_agg() over the transition table in every statement: more than the single nextval costs a
+  -- single-row write, and no less on a bulk one.)
   -- An UPDATE that changed no key writes each old row as it was ('U'). When the key-change row trigger has flagged
   -- this statement (keyed by trigger depth, so a nested statement on the same table cannot take the flag), old and
   -- new rows are paired by key: a key only the old side has was deleted ('D'), one only the new side has was
   -- inserted ('I'), so each key gets one version per statement whatever the keys were shifted or swapped to.
+  -- The function is SECURITY DEFINER (only it writes history: nobody can forge a version) and resolves no name
+  -- through the caller's search_path: every function, operator and type it names is schema-qualified, which costs
+  -- nothing, where a SET search_path clause cost a GUC save and restore on every call. The pairing joins on the
+  -- key's own equality operators, found by name: it pins search_path itself for that statement (a rare path).
   body := format($b$
 begin
-  if TG_OP = 'UPDATE' then
-    if %12$s current_setting('gnomon.key_change_%11$s_' || pg_trigger_depth(), true) = 'y' then
-      perform set_config('gnomon.key_change_%11$s_' || pg_trigger_depth(), '', true);
+  if TG_OP OPERATOR(pg_catalog.=) 'UPDATE' then
+    if %12$s pg_catalog.current_setting(pg_catalog.concat('gnomon.key_change_%11$s_', pg_catalog.pg_trigger_depth()), true)
+         OPERATOR(pg_catalog.=) 'y' then
+      perform pg_catalog.set_config(pg_catalog.concat('gnomon.key_change_%11$s_', pg_catalog.pg_trigger_depth()), '', true);
+      gnomon_path := pg_catalog.current_setting('search_path');
+      perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
       insert into %1$s (g_vid, g_xid, g_op, %2$s)
-      select nextval(%3$L::regclass), pg_current_xact_id(),
+      select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(),
              case when o.%5$s is null then 'I' when n.%5$s is null then 'D' else 'U' end, %4$s
         from gnomon_old o full join gnomon_new n on %6$s;
+      perform pg_catalog.set_config('search_path', gnomon_path, true);
     else
       insert into %1$s (g_vid, g_xid, g_op, %2$s)
-      select blk.b[(o.gnomon_rn - 1) / 1024 + 1] + (o.gnomon_rn - 1) %% 1024, pg_current_xact_id(), 'U', %9$s
-        from (select row_number() over () as gnomon_rn, o.* from gnomon_old o) o,
-             (select array_agg(nextval(%3$L::regclass)) as b
-                from generate_series(1, ((select count(*) from gnomon_old) + 1023) / 1024)) blk;
+      select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'U', %9$s from gnomon_old o;
     end if;
-  elsif TG_OP = 'INSERT' then
+  elsif TG_OP OPERATOR(pg_catalog.=) 'INSERT' then
     insert into %1$s (g_vid, g_xid, g_op, %7$s)
-    select blk.b[(n.gnomon_rn - 1) / 1024 + 1] + (n.gnomon_rn - 1) %% 1024, pg_current_xact_id(), 'I', %8$s
-      from (select row_number() over () as gnomon_rn, n.* from gnomon_new n) n,
-             (select array_agg(nextval(%3$L::regclass)) as b
-                from generate_series(1, ((select count(*) from gnomon_new) + 1023) / 1024)) blk;
-  elsif TG_OP = 'DELETE' then
+    select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'I', %8$s from gnomon_new n;
+  elsif TG_OP OPERATOR(pg_catalog.=) 'DELETE' then
     insert into %1$s (g_vid, g_xid, g_op, %2$s)
-    select blk.b[(o.gnomon_rn - 1) / 1024 + 1] + (o.gnomon_rn - 1) %% 1024, pg_current_xact_id(), 'D', %9$s
-      from (select row_number() over () as gnomon_rn, o.* from gnomon_old o) o,
-             (select array_agg(nextval(%3$L::regclass)) as b
-                from generate_series(1, ((select count(*) from gnomon_old) + 1023) / 1024)) blk;
-  elsif TG_OP = 'TRUNCATE' then
+    select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'D', %9$s from gnomon_old o;
+  elsif TG_OP OPERATOR(pg_catalog.=) 'TRUNCATE' then
     insert into %1$s (g_vid, g_xid, g_op, %2$s)
-    select nextval(%3$L::regclass), pg_current_xact_id(), 'D', %2$s from %10$s;
+    select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'D', %13$s from %10$s t;
   end if;
   return null;
 end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin, keys,
@@ -159,9 +159,12 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
          nonkey_old, tab, tt.table_id,
          -- a partitioned table moves rows between partitions as DELETE + INSERT, which fires no UPDATE row
          -- trigger: always pair rows by key there
-         case when (select relkind from pg_class where oid = tt.relid) = 'p' then 'true or' else '' end);
-  execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql security definer '
-                 'set search_path = pg_catalog, pg_temp as %L', tt.trigger_function, body);
+         case when (select relkind from pg_class where oid = tt.relid) = 'p' then 'true or' else '' end,
+         (select string_agg(format('t.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c));
+  -- (every column is qualified in the body, so no column can collide with the variable)
+  body := 'declare gnomon_path text;' || body;
+  execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql security definer as %L',
+                 tt.trigger_function, body);
   execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql as %L',
                  tt.key_change_function,
                  format($b$begin perform set_config('gnomon.key_change_%s_' || pg_trigger_depth(), 'y', true); return null; end$b$,
@@ -175,7 +178,10 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
   --   after_live: the live row when its xmin is the version's transaction: one primary-key probe. It is the after
   --     image only when that transaction wrote the key once and its xid is within 2^32 of now (xmin holds 32 bits);
   --     feed_read checks both.
-  --   after: the next version's image, else the live row (a history probe, then maybe a primary-key probe).
+  --   after: the next version's image, else the live row (a history probe, then maybe a primary-key probe). The next
+  --     version's transaction wrote the key after the version's transaction committed (row lock or unique check), and
+  --     that one is not visible to prev, so the next one cannot have finished before prev: its xid is at least prev's
+  --     xmin, a range condition of the history index on (key, g_xid).
   -- Images are built from the columns cast to the table's row type, so their keys are the table's (a row
   -- constructor: a third cheaper than row_to_json of a whole-row reference).
   -- Its result type changed (from jsonb images to json), hence the drop; the arguments never change (untrack
@@ -193,7 +199,8 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
            case when images and h.g_op <> 'D' then
              (select row_to_json(row(%9$s)::%5$s) from %5$s l where %6$s and l.xmin = h.g_xid::xid) end,
            case when images and h.g_op <> 'D' then coalesce(
-             (select row_to_json(row(%8$s)::%5$s) from %3$s n where %4$s and n.g_vid > h.g_vid order by n.g_vid limit 1),
+             (select row_to_json(row(%8$s)::%5$s) from %3$s n where %4$s and n.g_xid >= pg_snapshot_xmin(prev)
+                 and n.g_vid > h.g_vid order by n.g_vid limit 1),
              (select row_to_json(row(%9$s)::%5$s) from %5$s l where %6$s)) end
       from %3$s h
      where h.g_xid >= pg_snapshot_xmin(prev) and h.g_xid < pg_snapshot_xmax(cur)
@@ -243,16 +250,23 @@ begin
          string_agg(format('x.%1$I = c.%1$I', k), ' and ' order by o)
     into keys_x, x_eq_l, x_eq_c from unnest(tt.key_columns) with ordinality u(k, o);
 
-  -- The coordinate, checked without a function call when it is well formed, later than the tracking and older
-  -- than every transaction running now; anything else goes through gnomon.check_read(), which raises the error.
+  -- The coordinate, checked without a function call when it is well formed, of the current incarnation, later than
+  -- the tracking and older than every transaction running now (gnomon.coordinate_snapshot() inlines; its form test
+  -- is an unbounded regular expression plus a test for numbers of 20 digits or more: with bounded repetitions,
+  -- [0-9]{1,19}, the expression alone cost 5 us per read); anything else goes through gnomon.parse_coordinate() and
+  -- gnomon.check_read(), which raise the error. The snapshot is computed behind OFFSET 0, so that PostgreSQL does not
+  -- copy the expression into every reference (nested subqueries that it flattened evaluated the check five times
+  -- per read).
   resolve := format($r$
   with r as materialized (
     select v.snap, pg_snapshot_xmin(v.snap) as lo %3$s
-      from (select case when p.ok then p.snap else gnomon.check_read(p.snap, %1$s) end as snap
-              from (select q.snap, pg_visible_in_snapshot(%2$L::xid8, q.snap)
-                                   and pg_snapshot_xmax(q.snap) <= pg_snapshot_xmin(pg_current_snapshot()) as ok
-                      from (select gnomon.coordinate_snapshot(t.c) as snap
-                              from (select %%COORD%% as c offset 0) t) q) p) v)$r$,
+      from (select case when pg_visible_in_snapshot(%2$L::xid8, s.snap)
+                         and pg_snapshot_xmax(s.snap) <= pg_snapshot_xmin(pg_current_snapshot())
+                        then s.snap
+                        -- (a recent coordinate, while an older transaction runs: checked in full)
+                        else gnomon.check_read(s.snap, %1$s) end as snap
+              from (select gnomon.coordinate_snapshot(t.c) as snap
+                      from (select %%COORD%% as c offset 0) t offset 0) s offset 0) v)$r$,
     tt.table_id, tt.track_xid::text, '%CP%');
 
   -- checkpoints, earliest first: a read rolls back from the first one that saw everything the coordinate saw

@@ -158,8 +158,11 @@ begin
                  'partition by range (g_xid)', tt.history_table, hcols);
   execute format('comment on table gnomon_t.%I is %L', tt.history_table,
                  format('History of %s: one row per version, holding the row image from before the change. Written by Gnomon''s trigger.', rel::regclass));
-  -- one index serves the reads (a key's versions in order) and needs no probe on the write path
-  execute format('create index on gnomon_t.%I (%s, g_vid)', tt.history_table,
+  -- one index serves the reads and needs no probe on the write path: on (key, g_xid), so "has this key a version
+  -- since the coordinate's xmin?" is a range condition of an index-only probe, which finds nothing without touching
+  -- the heap when the key is unchanged since (on (key, g_vid) every version of the key was read to test its xid);
+  -- the few versions since the xmin are then ordered by g_vid
+  execute format('create index on gnomon_t.%I (%s, g_xid)', tt.history_table,
                  (select string_agg(format('%I', k), ', ') from unnest(keys) k));
   -- a BRIN index on the xid finds what changed since a coordinate at almost no write cost
   execute format('create index on gnomon_t.%I using brin (g_xid gnomon.xid8_minmax_ops) with (pages_per_range = 16, autosummarize = on)', tt.history_table);
