@@ -151,6 +151,36 @@ class TrackingIT extends GnomonIT {
   }
 
   @Test
+  void theWriteTriggerResolvesNoNameThroughTheCallersSearchPath() throws Exception {
+    // the trigger function is SECURITY DEFINER: a name it resolved through the caller's search_path would run the
+    // caller's function with the definer's rights. Here every shadowing function raises, so a write that used one fails.
+    sql("create table sp (id int primary key, v text)", "insert into sp values (1, 'a'), (2, 'b')");
+    gnomon().track("sp");
+    sql("create schema evil",
+        "create function evil.pg_current_xact_id() returns xid8 language plpgsql as $$ begin raise 'evil xid'; end $$",
+        "create function evil.nextval(regclass) returns bigint language plpgsql as $$ begin raise 'evil nextval'; end $$",
+        "create function evil.current_setting(text, boolean) returns text language plpgsql as $$ begin raise 'evil setting'; end $$",
+        "create function evil.text_eq(text, text) returns boolean language plpgsql as $$ begin raise 'evil ='; end $$",
+        "create operator evil.= (leftarg = text, rightarg = text, function = evil.text_eq)");
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("set search_path = evil, public, pg_catalog");
+      st.execute("insert into sp values (3, 'c')");
+      st.execute("update sp set v = 'x' where id = 1");
+      st.execute("update sp set id = 20 where id = 2"); // the key-pairing path
+      var rs = st.executeQuery("select current_setting('search_path')");
+      rs.next();
+      assertEquals("evil, public, pg_catalog", rs.getString(1), "the pairing gives the caller's search_path back");
+      st.execute("delete from sp where id = 3");
+      st.execute("truncate sp");
+    }
+    assertEquals("I:3,U:1,D:2,I:20,D:3,D:1,D:20",
+        one("select string_agg(g_op::text || ':' || id, ',' order by g_xid, g_op, id) from gnomon_t.sp_h"));
+    assertEquals("0", one("select count(*) from gnomon_t.sp_h where g_xid < (select track_xid from gnomon.tracked_table"
+        + " where table_name = 'sp')"), "every version has its writer's xid");
+  }
+
+  @Test
   void truncateIsRecordedSoPastReadsStillSeeTheRows() throws Exception {
     sql("create table tr (id int primary key, v int)");
     gnomon().track("tr");

@@ -25,12 +25,20 @@ comment on function gnomon.incarnation() is
 -- has an xid, it is added to the in-progress list (the history checker found this). The text is built by an
 -- immutable helper so that gnomon.coordinate() stays a plain expression PostgreSQL inlines: called in a statement, it
 -- then takes that statement's snapshot, not one of its own.
+-- (The list is built by a function of its own: a sub-select in snapshot_text's body kept PostgreSQL from inlining
+-- it, and gnomon.coordinate() then ran it as a SQL function, planned on every call: four times select 1.)
+create or replace function gnomon.snapshot_text_own(snap pg_snapshot, own xid8) returns text
+language sql immutable parallel safe as $$
+  select least(pg_snapshot_xmin(snap), own)::text || ':' || pg_snapshot_xmax(snap)::text || ':'
+         || (select string_agg(v::text, ',' order by v) from (select pg_snapshot_xip(snap) as v union select own) u)
+$$;
+comment on function gnomon.snapshot_text_own(pg_snapshot, xid8) is 'Internal: a snapshot''s text with an own xid (below its xmax) added to its in-progress list.';
+
 create or replace function gnomon.snapshot_text(snap pg_snapshot, own xid8) returns text
 language sql immutable parallel safe as $$
   -- (an own xid at or past xmax is invisible to the snapshot already)
   select case when own is null or own >= pg_snapshot_xmax(snap) then snap::text
-              else least(pg_snapshot_xmin(snap), own)::text || ':' || pg_snapshot_xmax(snap)::text || ':'
-                   || (select string_agg(v::text, ',' order by v) from (select pg_snapshot_xip(snap) as v union select own) u) end
+              else gnomon.snapshot_text_own(snap, own) end
 $$;
 comment on function gnomon.snapshot_text(pg_snapshot, xid8) is 'Internal: a snapshot''s text with an own xid added to its in-progress list.';
 

@@ -66,6 +66,7 @@ import io.gnomon.sql.internal.generated.routines.RollHistory;
 import io.gnomon.sql.internal.generated.routines.SetMergeRule;
 import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
 import io.gnomon.sql.internal.generated.routines.SnapshotText;
+import io.gnomon.sql.internal.generated.routines.SnapshotTextOwn;
 import io.gnomon.sql.internal.generated.routines.TableColumns;
 import io.gnomon.sql.internal.generated.routines.Tick;
 import io.gnomon.sql.internal.generated.routines.Track;
@@ -2153,6 +2154,50 @@ public class Routines {
         , Field<Long> own
     ) {
         SnapshotText f = new SnapshotText();
+        f.setSnap(snap);
+        f.setOwn(own);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.snapshot_text_own</code>
+     */
+    public static String snapshotTextOwn(
+          Configuration configuration
+        , String snap
+        , Long own
+    ) {
+        SnapshotTextOwn f = new SnapshotTextOwn();
+        f.setSnap(snap);
+        f.setOwn(own);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.snapshot_text_own</code> as a field.
+     */
+    public static Field<String> snapshotTextOwn(
+          String snap
+        , Long own
+    ) {
+        SnapshotTextOwn f = new SnapshotTextOwn();
+        f.setSnap(snap);
+        f.setOwn(own);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.snapshot_text_own</code> as a field.
+     */
+    public static Field<String> snapshotTextOwn(
+          Field<String> snap
+        , Field<Long> own
+    ) {
+        SnapshotTextOwn f = new SnapshotTextOwn();
         f.setSnap(snap);
         f.setOwn(own);
 
