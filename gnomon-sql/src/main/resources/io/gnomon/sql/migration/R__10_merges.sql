@@ -173,18 +173,20 @@ begin
 end $$;
 comment on function gnomon.merge_base(integer, integer) is 'Internal: the base point of a merge of a pair of branches (0: main).';
 
--- SQL that reads a tracked table's row at a point for each candidate key k (columns named as the key), set-based: a
--- lateral join giving <alias>.img, the row as jsonb, or the jsonb 'null' when the key has no row there. It is the
--- keyed form of gnomon_t.<t>_at(point) (R__08_branches.sql), which it must match: per key, the nearest branch level
--- that held the key at that level's snapshot (the live branch row when the snapshot saw its last write, else the
--- image from before the first write it did not see; a tombstone: no row), else main as of the point's main snapshot
--- (the image from before the first version it does not see, else the live row). point_sql is an expression of type
--- gnomon.point (a query parameter); index probes per key, no function call per key.
-create or replace function gnomon.merge_read_sql(tt gnomon.tracked_table, point_sql text, alias text) returns text
+-- SQL of a common table expression that reads a tracked table's rows at a point for a set of keys, set-based: named
+-- alias, one row per key of the CTE keys_cte (columns named as the key) with g_img, the row as jsonb, or the jsonb
+-- 'null' when the key has no row there. It is the keyed form of gnomon_t.<t>_at(point) (R__08_branches.sql), which
+-- it must match: per key, the nearest branch level that held the key at that level's snapshot (the live branch row
+-- when the snapshot saw its last write, else the image from before the first write it did not see; a tombstone: no
+-- row), else main as of the point's main snapshot (the image from before the first version it does not see, else the
+-- live row). point_sql is an expression of type gnomon.point (a query parameter). Each source is joined once to the
+-- key set, whose keys are distinct (the planner picks hash joins for many keys, index probes for few): no function
+-- call per key.
+create or replace function gnomon.merge_read_sql(tt gnomon.tracked_table, point_sql text, keys_cte text, alias text) returns text
 language plpgsql stable as $$
 declare
   tab text := format('%I.%I', tt.schema_name, tt.table_name);
-  b_row text; h_row text; x_row text; b_key text; h_key text; x_key text; l_key text;
+  b_row text; h_row text; x_row text; b_key text; h_key text; x_key text; l_key text; kk_cols text; b_cols text; x_cols text;
 begin
   select format('row(%s)::%s', string_agg(format('b.%I', c->>'name'), ', ' order by (c->>'attnum')::int), tab),
          format('row(%s)::%s', string_agg(format('%s.%I', case when (c->>'name') = any (tt.key_columns) then 'b' else 'h' end, c->>'name'), ', '
@@ -192,33 +194,56 @@ begin
          format('row(%s)::%s', string_agg(format('x.%I', c->>'name'), ', ' order by (c->>'attnum')::int), tab)
     into b_row, h_row, x_row from jsonb_array_elements(tt.columns) c;
   select string_agg(format('b.%1$I = k.%1$I', kk), ' and '), string_agg(format('h.%1$I = b.%1$I', kk), ' and '),
-         string_agg(format('x.%1$I = k.%1$I', kk), ' and '), string_agg(format('l.%1$I = k.%1$I', kk), ' and ')
-    into b_key, h_key, x_key, l_key from unnest(tt.key_columns) kk;
-  return format($q$
-    left join lateral (select coalesce(
-      (select case when s.del is false then s.img else 'null'::jsonb end
-         from (select case when f.f then h.g_del else b.g_del end as del,
-                      case when f.f then to_jsonb(%1$s) else to_jsonb(%2$s) end as img
-                 from unnest((%3$s).chain, (%3$s).snaps) with ordinality lv(id, snap, lvl)
-                 join gnomon_t.%4$I b on b.g_branch = lv.id and %5$s
-                cross join lateral (select lv.snap is not null and not pg_visible_in_snapshot(b.g_xid, lv.snap) as f) f
-                 left join lateral (select h.* from gnomon_t.%6$I h
-                                     where f.f and h.g_branch = b.g_branch and %7$s and h.g_xid >= pg_snapshot_xmin(lv.snap)
-                                       and not pg_visible_in_snapshot(h.g_xid, lv.snap)
-                                     order by h.g_vid limit 1) h on true
-                where lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap)
-                order by lv.lvl limit 1) s),
-      (select case when x.g_op = 'I' then 'null'::jsonb else to_jsonb(%8$s) end from gnomon_t.%9$I x
-        where (%3$s).main_snap is not null and %10$s and x.g_xid >= pg_snapshot_xmin((%3$s).main_snap)
-          and not pg_visible_in_snapshot(x.g_xid, (%3$s).main_snap)
-        order by x.g_vid limit 1),
-      (select to_jsonb(l) from %11$s l where %12$s),
-      'null'::jsonb) as img) %13$I on true$q$,
-    h_row, b_row, point_sql, gnomon.object_name(tt.base_name, '_b'), b_key, gnomon.object_name(tt.base_name, '_bh'), h_key,
-    x_row, tt.history_table, x_key, tab, l_key, alias);
+         string_agg(format('x.%1$I = k.%1$I', kk), ' and '), string_agg(format('l.%1$I = k.%1$I', kk), ' and '),
+         string_agg(format('k.%I', kk), ', '), string_agg(format('b.%I', kk), ', '), string_agg(format('x.%I', kk), ', ')
+    into b_key, h_key, x_key, l_key, kk_cols, b_cols, x_cols from unnest(tt.key_columns) kk;
+  return format($q$%1$I as materialized (
+    select %2$s, coalesce(br.g_img, mh.g_img, l.g_img, 'null'::jsonb) as g_img
+      from %3$s k
+      -- the nearest branch level that held the key
+      left join (select distinct on (%4$s) %4$s, case when s.del is false then s.img else 'null'::jsonb end as g_img
+                   from (select %5$s, lv.lvl, case when f.f then h.g_del else b.g_del end as del,
+                                case when f.f then to_jsonb(%6$s) else to_jsonb(%7$s) end as img
+                           from unnest((%8$s).chain, (%8$s).snaps) with ordinality lv(id, snap, lvl)
+                           join gnomon_t.%9$I b on b.g_branch = lv.id
+                           join %3$s k on %12$s
+                          cross join lateral (select lv.snap is not null and not pg_visible_in_snapshot(b.g_xid, lv.snap) as f) f
+                           left join lateral (select h.* from gnomon_t.%10$I h
+                                               where f.f and h.g_branch = b.g_branch and %11$s and h.g_xid >= pg_snapshot_xmin(lv.snap)
+                                                 and not pg_visible_in_snapshot(h.g_xid, lv.snap)
+                                               order by h.g_vid limit 1) h on true
+                          where lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap)) s
+                  order by %4$s, s.lvl) br on %13$s
+      -- else main as of the main snapshot: the image from before the first version it does not see, else the live row
+      left join (select distinct on (%14$s) %14$s, case when x.g_op = 'I' then 'null'::jsonb else to_jsonb(%15$s) end as g_img
+                   from gnomon_t.%16$I x join %3$s k on %17$s
+                  where (%8$s).main_snap is not null and x.g_xid >= pg_snapshot_xmin((%8$s).main_snap)
+                    and not pg_visible_in_snapshot(x.g_xid, (%8$s).main_snap)
+                  order by %14$s, x.g_vid) mh on %18$s
+      -- else the live row, read only for the keys that need it
+      left join lateral (select to_jsonb(l) as g_img from %19$s l where %20$s) l on br.g_img is null and mh.g_img is null)$q$,
+    alias, kk_cols, keys_cte,
+    (select string_agg(format('s.%I', kk), ', ') from unnest(tt.key_columns) kk), b_cols, h_row, b_row, point_sql,
+    gnomon.object_name(tt.base_name, '_b'), gnomon.object_name(tt.base_name, '_bh'), h_key, b_key,
+    (select string_agg(format('br.%1$I = k.%1$I', kk), ' and ') from unnest(tt.key_columns) kk),
+    x_cols, x_row, tt.history_table, x_key,
+    (select string_agg(format('mh.%1$I = k.%1$I', kk), ' and ') from unnest(tt.key_columns) kk),
+    tab, l_key);
 end $$;
-comment on function gnomon.merge_read_sql(gnomon.tracked_table, text, text) is
-  'Internal: SQL of a lateral join reading a table''s row at a point per candidate key, set-based (the keyed form of <base>_at).';
+comment on function gnomon.merge_read_sql(gnomon.tracked_table, text, text, text) is
+  'Internal: SQL of a CTE reading a table''s rows at a point for a set of keys, set-based (the keyed form of <base>_at).';
+
+drop function if exists gnomon.merge_read_sql(gnomon.tracked_table, text, text);
+
+-- SQL of a jsonb object from a list of alternating key and value expressions: one jsonb_build_object per 50 pairs
+-- (a function takes at most 100 arguments), concatenated.
+create or replace function gnomon.merge_build_object(parts text[]) returns text
+language sql immutable as $$
+  select coalesce(string_agg(format('jsonb_build_object(%s)', c.args), ' || ' order by c.n), '''{}''::jsonb')
+    from (select (i - 1) / 100 as n, string_agg(parts[i], ', ' order by i) as args
+            from generate_subscripts(parts, 1) i group by (i - 1) / 100) c
+$$;
+comment on function gnomon.merge_build_object(text[]) is 'Internal: SQL of a jsonb object built from key and value expressions, 50 pairs per call.';
 
 -- Plans a merge into pg_temp.gnomon_merge_plan: one row per key the source changed since the base, with the base,
 -- ours, theirs and merged images, the action (insert, update, delete, none, conflict, or a row conflict) and the
@@ -229,13 +254,16 @@ comment on function gnomon.merge_read_sql(gnomon.tracked_table, text, text) is
 create or replace function gnomon.merge_prepare(source text, target text, tables text[],
                                                 out source_id integer, out target_id integer,
                                                 out base gnomon.point, out theirs gnomon.point)
-language plpgsql as $$
+-- no JIT: the planner prices the per-key probes of a large merge high enough to compile them, which cost seconds
+-- (2.4 s of 4.1 s for the base images of 50,000 keys) and saves nothing on index probes
+-- and sorts and hashes of a large merge's keys in memory rather than in temporary files
+language plpgsql set jit = off set work_mem = '32MB' as $$
 declare
   tt gnomon.tracked_table;
   ours gnomon.point;
-  tab text; keys_k text; keys_dd text; keys_x text; keys_eq text; key_json text; keycols_json text; rule text; has_res boolean;
+  tab text; keys_io text; keys_dd text; keys_x text; keys_eq text; key_json text; rule text; has_res boolean;
   col jsonb; s_strategy text; s_options jsonb; s_fn regprocedure; expr text; lateral_sql text; r_parts text[]; c_parts text[];
-  ours_cte text; n integer := 0; total integer := 0; typmod integer; ids integer[];
+  ours_cte text; n integer := 0; typmod integer; ids integer[];
 begin
   if source is null or target is null then
     raise exception using errcode = 'GN021', message = 'a merge needs a source and a target',
@@ -269,10 +297,10 @@ begin
     elsif ours.main_snap is not null and not pg_visible_in_snapshot(tt.track_xid, ours.main_snap) then
       perform gnomon.point_too_old(tt.table_id, ours);
     end if;
-    select string_agg(format('k.%I', k), ', ' order by o), string_agg(format('dd.%I', k), ', ' order by o),
+    select string_agg(format('io.%I', k), ', ' order by o), string_agg(format('dd.%I', k), ', ' order by o),
            string_agg(format('x.%I', k), ', ' order by o), string_agg(format('o.%1$I = dd.%1$I', k), ' and ' order by o),
-           string_agg(format('%L, q.%I', k, k), ', ' order by o), string_agg(format('%L, q.g_mo->%L', k, k), ', ' order by o)
-      into keys_k, keys_dd, keys_x, keys_eq, key_json, keycols_json
+           string_agg(format('%L, q.%I', k, k), ', ' order by o)
+      into keys_io, keys_dd, keys_x, keys_eq, key_json
       from unnest(tt.key_columns) with ordinality u(k, o);
     select coalesce((select r.delete_vs_update from gnomon.merge_rule r where r.table_id = tt.table_id), 'conflict') into rule;
     has_res := exists (select 1 from gnomon.merge_resolution mr where mr.source_id = merge_prepare.source_id
@@ -281,15 +309,19 @@ begin
     -- wait; a writer of one of them makes the merge wait and then read its committed row); on a branch, read at
     -- the target's point (merge_apply locks and compares the branch rows before writing them)
     if target_id = 0 then
-      ours_cte := format('select %s, to_jsonb(x) as g_mo from %s x where (%s) in (select %s from dd) for update of x',
-                         keys_x, tab, keys_x, keys_dd);
+      ours_cte := format('o as materialized (select %s, to_jsonb(x) as g_mo from %s x join dd on %s for update of x)',
+                         keys_x, tab, replace(keys_eq, 'o.', 'x.'));
     else
-      ours_cte := format('select %s, nullif(io.img, ''null'') as g_mo from dd k %s', keys_k, gnomon.merge_read_sql(tt, '$4', 'io'));
+      ours_cte := gnomon.merge_read_sql(tt, '$4', 'dd', 'io')
+                  || format(', o as materialized (select %s, nullif(io.g_img, ''null'') as g_mo from io)', keys_io);
     end if;
 
     -- both sides have the row: column by column with each column's strategy (the other rows merge null records,
     -- which the per-column rule converges without calling a strategy)
-    lateral_sql := ''; r_parts := array[format('jsonb_build_object(%s)', keycols_json)]; c_parts := '{}'; n := 0;
+    lateral_sql := ''; c_parts := '{}'; n := 0;
+    select array_agg(x order by u.o, v.j) into r_parts
+      from unnest(tt.key_columns) with ordinality u(k, o)
+     cross join lateral unnest(array[format('%L', u.k), format('q.g_mo->%L', u.k)]) with ordinality v(x, j);
     for col in select c from jsonb_array_elements(tt.columns) c where not (c->>'name') = any (tt.key_columns)
                 order by (c->>'attnum')::int loop
       n := n + 1;
@@ -313,22 +345,23 @@ begin
         when 'custom' then format('gnomon.merge_custom(%s, %L::regprocedure)', expr, s_fn::text)
         else format('gnomon.merge_%s(%s)', s_strategy, expr) end;
       lateral_sql := lateral_sql || format(' cross join lateral %s m%s', expr, n);
-      r_parts := r_parts || format('jsonb_build_object(%L, to_jsonb(m%s.value))', col->>'name', n);
-      c_parts := c_parts || format('case when m%1$s.conflict is not null then jsonb_build_object(%2$L, jsonb_build_object(''reason'', m%1$s.conflict, ''strategy'', %3$L)) else ''{}''::jsonb end',
-                                   n, col->>'name', s_strategy);
+      r_parts := r_parts || format('%L', col->>'name') || format('to_jsonb(m%s.value)', n);
+      c_parts := c_parts || format('m%1$s.conflict is not null', n)
+                         || format('%L, case when m%2$s.conflict is not null then jsonb_build_object(''reason'', m%2$s.conflict, ''strategy'', %3$L) end',
+                                   col->>'name', n, s_strategy);
     end loop;
 
     execute format($m$
       insert into pg_temp.gnomon_merge_plan (table_id, key, action, b, o, t, r, conflicts)
-      with dk as materialized (
-        -- the keys the source changed since the base, with base and theirs images (the diff base -> theirs)
-        select k.*, nullif(ib.img, 'null') as g_mb, nullif(it.img, 'null') as g_mt
-          from gnomon_t.%1$I($2, $3) k %2$s %3$s
-      ), dd as materialized (
-        select * from dk where dk.g_mb is distinct from dk.g_mt
-      ), o as materialized (
-        %4$s
-      ), c as (
+      with kk as materialized (
+        -- the keys the source changed since the base
+        select * from gnomon_t.%1$I($2, $3)
+      ), %2$s, %3$s, dd as materialized (
+        -- with their base and theirs images (the diff base -> theirs)
+        select kk.*, nullif(ib.g_img, 'null') as g_mb, nullif(it.g_img, 'null') as g_mt
+          from kk join ib on %15$s join it on %16$s
+         where ib.g_img is distinct from it.g_img
+      ), %4$s, c as (
         select dd.*, o.g_mo,
                case when dd.g_mb is null and o.g_mo is null then 'insert'
                     when dd.g_mb is null and o.g_mo = dd.g_mt then 'none'
@@ -342,7 +375,7 @@ begin
           from dd left join o on %7$s
       ), m as (
         select jsonb_build_object(%8$s) as key, q.g_mb, q.g_mo, q.g_mt, q.g_mcls,
-               %9$s as g_mr, nullif(%10$s, '{}'::jsonb) as g_mc
+               %9$s as g_mr, %10$s as g_mc
           from (select c.*, jsonb_populate_record(null::%11$s, case when c.g_mcls = 'merge' then c.g_mb end) as rb,
                        jsonb_populate_record(null::%11$s, case when c.g_mcls = 'merge' then c.g_mo end) as ro,
                        jsonb_populate_record(null::%11$s, case when c.g_mcls = 'merge' then c.g_mt end) as rt
@@ -359,17 +392,22 @@ begin
                   when z.g_mc - z.resolved_cols <> '{}'::jsonb then 'conflict'
                   when z.g_mr || z.patch = z.g_mo then 'none'
                   else 'update' end,
-             z.g_mb, z.g_mo, z.g_mt,
+             -- base and theirs are kept where a conflict reports them
+             case when z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mb end, z.g_mo,
+             case when z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mt end,
              case when z.g_mcls = 'insert' or (z.g_mcls = 'update_vs_delete' and z.row_choice = 'theirs') then z.g_mt
                   when z.g_mcls = 'merge' then z.g_mr || z.patch end,
              nullif(z.g_mc - z.resolved_cols, '{}'::jsonb)
         from z$m$,
-      gnomon.object_name(tt.base_name, '_dkeys'), gnomon.merge_read_sql(tt, '$2', 'ib'), gnomon.merge_read_sql(tt, '$3', 'it'),
+      gnomon.object_name(tt.base_name, '_dkeys'), gnomon.merge_read_sql(tt, '$2', 'kk', 'ib'), gnomon.merge_read_sql(tt, '$3', 'kk', 'it'),
       ours_cte,
       case rule when 'delete_wins' then 'delete' when 'update_wins' then 'none' else 'delete_vs_update' end,
       case rule when 'delete_wins' then 'none' when 'update_wins' then 'insert' else 'update_vs_delete' end,
-      keys_eq, key_json, array_to_string(r_parts, ' || '),
-      case when n = 0 then '''{}''::jsonb' else array_to_string(c_parts, ' || ') end,
+      keys_eq, key_json, gnomon.merge_build_object(r_parts),
+      case when n = 0 then 'null::jsonb'
+           else format('case when %s then jsonb_strip_nulls(%s) end',
+                       (select string_agg(c_parts[i], ' or ') from generate_subscripts(c_parts, 1) i where i % 2 = 1),
+                       gnomon.merge_build_object((select array_agg(c_parts[i] order by i) from generate_subscripts(c_parts, 1) i where i % 2 = 0))) end,
       tab, lateral_sql,
       -- declared resolutions of the pair, for exactly these conflicts (looked up only when the pair has some)
       case when has_res then 'coalesce(x.patch, ''{}''::jsonb) as patch, coalesce(x.cols, ''{}''::text[]) as resolved_cols, y.choice as row_choice'
@@ -391,25 +429,22 @@ begin
                                 and mr.key = m.key and mr.column_name = ''
                                 and mr.base is not distinct from m.g_mb and mr.ours is not distinct from m.g_mo
                                 and mr.theirs is not distinct from m.g_mt) y on true$r$, source_id, target_id, tt.table_id)
-           else '' end)
+           else '' end,
+      (select string_agg(format('ib.%1$I = kk.%1$I', k), ' and ') from unnest(tt.key_columns) k),
+      (select string_agg(format('it.%1$I = kk.%1$I', k), ' and ') from unnest(tt.key_columns) k))
       using tt.table_id, base, theirs, ours;
-    get diagnostics n = row_count;
-    total := total + n;
   end loop;
-  -- a temporary table has no statistics until analyzed: without them the planner expects a handful of rows
-  if total > 1000 then
-    analyze pg_temp.gnomon_merge_plan;
-  end if;
 end $$;
 comment on function gnomon.merge_prepare(text, text, text[]) is 'Internal: plans a merge into pg_temp.gnomon_merge_plan and returns its points.';
 
 -- Writes a planned merge into the target through its normal versioning. On main: plain DELETE, UPDATE and INSERT on
--- the tables (their statement-level triggers write history), writing only rows still equal to what the plan read.
+-- the tables (their statement-level triggers write history) of the rows the plan locked, and inserts of keys that
+-- must still be absent.
 -- On a branch: set-based writes of the branch rows and their history, with what the branch view's INSTEAD OF
 -- trigger guarantees (copy on write, a history row per write, g_xid/g_cxid, tombstones, and each branch row locked
 -- and compared with what the plan read). A row that changed since the plan read it is never overwritten: 40001.
 create or replace function gnomon.merge_apply(target_id integer) returns void
-language plpgsql as $$
+language plpgsql set jit = off set work_mem = '32MB' as $$
 declare
   tt gnomon.tracked_table;
   tgt text; tab text; cols text; set_list text; keymatch text; keymatch_b text; expected bigint; done bigint;
@@ -441,8 +476,9 @@ begin
 
       select count(*) into expected from pg_temp.gnomon_merge_plan p where p.table_id = tt.table_id and p.action = 'delete';
       if expected > 0 then
+        -- (the plan locked these rows and read ours after the locks: they are as it read them)
         execute format('delete from %1$s x using pg_temp.gnomon_merge_plan p cross join lateral jsonb_populate_record(null::%1$s, p.key) r '
-                       'where p.table_id = $1 and p.action = ''delete'' and %2$s and to_jsonb(x) = p.o',
+                       'where p.table_id = $1 and p.action = ''delete'' and %2$s',
                        tgt, keymatch) using tt.table_id;
         get diagnostics done = row_count;
         if done <> expected then
@@ -454,7 +490,7 @@ begin
       select count(*) into expected from pg_temp.gnomon_merge_plan p where p.table_id = tt.table_id and p.action = 'update';
       if expected > 0 and set_list is not null then
         execute format('update %1$s x set %2$s from pg_temp.gnomon_merge_plan p cross join lateral jsonb_populate_record(null::%1$s, p.r) r '
-                       'where p.table_id = $1 and p.action = ''update'' and %3$s and to_jsonb(x) = p.o',
+                       'where p.table_id = $1 and p.action = ''update'' and %3$s',
                        tgt, set_list, keymatch) using tt.table_id;
         get diagnostics done = row_count;
         if done <> expected then
