@@ -233,8 +233,6 @@ end $$;
 comment on function gnomon.merge_read_sql(gnomon.tracked_table, text, text, text) is
   'Internal: SQL of a CTE reading a table''s rows at a point for a set of keys, set-based (the keyed form of <base>_at).';
 
-drop function if exists gnomon.merge_read_sql(gnomon.tracked_table, text, text);
-
 -- SQL of a jsonb object from a list of alternating key and value expressions: one jsonb_build_object per 50 pairs
 -- (a function takes at most 100 arguments), concatenated.
 create or replace function gnomon.merge_build_object(parts text[]) returns text
