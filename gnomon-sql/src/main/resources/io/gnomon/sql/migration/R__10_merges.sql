@@ -201,17 +201,20 @@ begin
     select %2$s, coalesce(br.g_img, mh.g_img, l.g_img, 'null'::jsonb) as g_img
       from %3$s k
       -- the nearest branch level that held the key
-      left join (select distinct on (%4$s) %4$s, case when s.del is false then s.img else 'null'::jsonb end as g_img
-                   from (select %5$s, lv.lvl, case when f.f then h.g_del else b.g_del end as del,
-                                case when f.f then to_jsonb(%6$s) else to_jsonb(%7$s) end as img
+      left join (select distinct on (%4$s) %4$s, s.g_img
+                   from (select %5$s, lv.lvl,
+                                -- a snapshot that did not see the row's last write reads the image from before the
+                                -- first write it did not see (a history row 'I': no row there yet)
+                                case when lv.snap is not null and not pg_visible_in_snapshot(b.g_xid, lv.snap)
+                                     then coalesce((select case when h.g_del is false then to_jsonb(%6$s) else 'null'::jsonb end
+                                                      from gnomon_t.%10$I h
+                                                     where h.g_branch = b.g_branch and %11$s and h.g_xid >= pg_snapshot_xmin(lv.snap)
+                                                       and not pg_visible_in_snapshot(h.g_xid, lv.snap)
+                                                     order by h.g_vid limit 1), 'null'::jsonb)
+                                     when b.g_del then 'null'::jsonb else to_jsonb(%7$s) end as g_img
                            from unnest((%8$s).chain, (%8$s).snaps) with ordinality lv(id, snap, lvl)
                            join gnomon_t.%9$I b on b.g_branch = lv.id
                            join %3$s k on %12$s
-                          cross join lateral (select lv.snap is not null and not pg_visible_in_snapshot(b.g_xid, lv.snap) as f) f
-                           left join lateral (select h.* from gnomon_t.%10$I h
-                                               where f.f and h.g_branch = b.g_branch and %11$s and h.g_xid >= pg_snapshot_xmin(lv.snap)
-                                                 and not pg_visible_in_snapshot(h.g_xid, lv.snap)
-                                               order by h.g_vid limit 1) h on true
                           where lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap)) s
                   order by %4$s, s.lvl) br on %13$s
       -- else main as of the main snapshot: the image from before the first version it does not see, else the live row
@@ -220,7 +223,8 @@ begin
                   where (%8$s).main_snap is not null and x.g_xid >= pg_snapshot_xmin((%8$s).main_snap)
                     and not pg_visible_in_snapshot(x.g_xid, (%8$s).main_snap)
                   order by %14$s, x.g_vid) mh on %18$s
-      -- else the live row, read only for the keys that need it
+      -- else the live row (joined like the rest: the planner hashes the table for many keys; a probe per key was
+      -- measured slower at 50,000 keys)
       left join lateral (select to_jsonb(l) as g_img from %19$s l where %20$s) l on br.g_img is null and mh.g_img is null)$q$,
     alias, kk_cols, keys_cte,
     (select string_agg(format('s.%I', kk), ', ') from unnest(tt.key_columns) kk), b_cols, h_row, b_row, point_sql,
@@ -308,7 +312,7 @@ begin
     -- the target's point (merge_apply locks and compares the branch rows before writing them)
     if target_id = 0 then
       ours_cte := format('o as materialized (select %s, to_jsonb(x) as g_mo from %s x join dd on %s for update of x)',
-                         keys_x, tab, replace(keys_eq, 'o.', 'x.'));
+                         keys_x, tab, (select string_agg(format('x.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k));
     else
       ours_cte := gnomon.merge_read_sql(tt, '$4', 'dd', 'io')
                   || format(', o as materialized (select %s, nullif(io.g_img, ''null'') as g_mo from io)', keys_io);
