@@ -136,7 +136,7 @@ final class MergeGroup {
       rows.add(FeedRun.valueMetric("merge_main_into_branch_50k_rows_per_s", "rows/s", into, null, (intoTimedOut
           ? "UPPER BOUND: a merge into the branch did not finish within the statement timeout; " : "")
           + "gnomon.merge('main', branch) of the same 50,000 rows into a branch forked before main received them: the merge writes"
-          + " through the branch view's INSTEAD OF trigger"));
+          + " the branch's rows and their history set-based"));
     }
     // the evidence behind them
     rows.add(Metric.paired("merge_50k_server_cpu_vs_tracked_update", "ms", cpu, null,

@@ -5,6 +5,8 @@ import io.gnomon.merge.Resolution;
 import io.gnomon.merge.Strategies;
 import io.gnomon.merge.Strategy;
 import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -20,7 +22,8 @@ import java.util.SplittableRandom;
  * checks the laws of a three-way merge on each (identity, one-sided, convergence, symmetry, mirroring, no loss, counter
  * arithmetic, determinism, no error). Case {@code i} of a run is generated from {@code (seed, i)} alone, so a seed
  * replays a run and {@code (seed, i)} replays one case. A failing case is shrunk and printed. Runs on the calling
- * thread, in memory; nothing goes through PostgreSQL yet.
+ * thread, in memory; {@link #checkSqlSample} then sends a sample of the run's cases through PostgreSQL's merge
+ * functions and compares their answers with the Java reference's.
  */
 public final class MergeFuzzer {
   /** The name of the fuzzer's own custom strategy (a user function: the two texts, smaller first, joined by |). */
@@ -119,6 +122,48 @@ public final class MergeFuzzer {
     }
   }
 
+  /** What the SQL sample found: the cases compared and the mismatches, by strategy. */
+  public record SqlReport(long cases, long nanos, Map<String, Long> compared, Map<String, Long> mismatched) {
+    /** Whether SQL and Java agreed on every sampled case. */
+    public boolean agreed() {
+      return mismatches() == 0;
+    }
+
+    /** The sampled cases on which SQL and Java disagreed. */
+    public long mismatches() {
+      return mismatched.values().stream().mapToLong(Long::longValue).sum();
+    }
+  }
+
+  /** The seed of the run. */
+  public long seed() {
+    return seed;
+  }
+
+  /**
+   * Prepares a database for {@link #checkSqlSample}: installs Gnomon's catalog (the merge functions) and the SQL side
+   * of the fuzzer's custom strategy, {@code public.merge_test_join}.
+   */
+  public static void prepareDatabase(Connection c) throws SQLException {
+    io.gnomon.sql.Catalog.install(c);
+    SqlStrategies.createCustomFunction(c);
+  }
+
+  /**
+   * Sends {@code sample} of the run's cases, spread evenly over them, through PostgreSQL's merge functions in a database
+   * {@link #prepareDatabase prepared} for it, compares each answer with the Java reference's (the same value, or both a
+   * conflict with the same reason and ours as the value), and prints each strategy's first mismatch shrunk, with the
+   * command that replays it, and a table of cases compared and mismatched by strategy. The mutant, if any, breaks only
+   * the in-memory run: the sample compares the real Java reference with the database's functions.
+   */
+  public SqlReport checkSqlSample(Connection c, long sample, PrintStream out) throws SQLException {
+    out.printf(Locale.ROOT, "fuzz: SQL sample: %,d of the %,d cases through PostgreSQL%n", Math.min(sample, cases), cases);
+    out.flush();
+    String replay = "./gnomon fuzz --seed " + seed + " --first-case {case} --cases 1 --sql-sample 1"
+        + (strategies.equals(STRATEGIES) ? "" : " --strategy " + String.join(",", strategies));
+    return SqlSample.check(c, this, SqlSample.indices(firstCase, cases, sample), replay, out);
+  }
+
   /** The case {@code index} of a run with {@code seed}: its own random stream, independent of the others. */
   FuzzCase generate(long index) {
     SplittableRandom r = new SplittableRandom(mix(seed, index));
@@ -129,7 +174,7 @@ public final class MergeFuzzer {
   public Report run(PrintStream out) {
     out.printf(Locale.ROOT, "fuzz: seed %d, %,d cases from case %d, strategies %s%s%n", seed, cases, firstCase,
         String.join(", ", strategies), mutant == null ? "" : " (mutant " + mutant + ")");
-    out.println("fuzz: in memory, on one thread; sending cases through PostgreSQL comes with the SQL merges");
+    out.println("fuzz: in memory, on one thread");
     out.flush();
     Law[] all = Law.values();
     long[] checked = new long[all.length];

@@ -90,18 +90,19 @@ class MergeFuzzerTest {
 
   @Test
   void commandLine() {
-    Object[] ok = cli("fuzz", "--cases", "2000", "--seed", "5");
+    Object[] ok = cli("fuzz", "--cases", "2000", "--seed", "5", "--sql-sample", "0");
     assertEquals(0, ok[0], ok[1] + "" + ok[2]);
     assertTrue(((String) ok[1]).startsWith("fuzz: seed 5,"), (String) ok[1]);
     assertTrue(((String) ok[1]).contains("no law failed"), (String) ok[1]);
 
     Object[] caught = cli("fuzz", "--cases", "2000", "--seed", "5", "--strategy", "counter", "--mutant",
-        "counter-drops-theirs");
+        "counter-drops-theirs", "--sql-sample", "0");
     assertEquals(1, caught[0], (String) caught[1]);
     assertTrue(((String) caught[1]).contains("law counter-arithmetic FAILED"), (String) caught[1]);
 
     for (String[] bad : new String[][] {{"fuzz", "--cases", "many"}, {"fuzz", "--strategy", "sum"},
-        {"fuzz", "--mutant", "nope"}, {"fuzz", "--cases", "-1"}, {"fuzz", "extra"}}) {
+        {"fuzz", "--mutant", "nope"}, {"fuzz", "--cases", "-1"}, {"fuzz", "extra"},
+        {"fuzz", "--sql-sample", "-5"}, {"fuzz", "--sql-sample", "some"}}) {
       Object[] r = cli(bad);
       assertEquals(2, r[0], String.join(" ", bad) + ": " + r[2]);
       assertTrue(((String) r[2]).contains("usage: ./gnomon fuzz"), (String) r[2]);

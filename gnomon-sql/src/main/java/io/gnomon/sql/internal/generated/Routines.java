@@ -39,6 +39,7 @@ import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.Merge;
 import io.gnomon.sql.internal.generated.routines.MergeApply;
 import io.gnomon.sql.internal.generated.routines.MergeBase;
+import io.gnomon.sql.internal.generated.routines.MergeBuildObject;
 import io.gnomon.sql.internal.generated.routines.MergeCounterResolve;
 import io.gnomon.sql.internal.generated.routines.MergeCounterTypmod;
 import io.gnomon.sql.internal.generated.routines.MergeCustomResolve;
@@ -48,6 +49,7 @@ import io.gnomon.sql.internal.generated.routines.MergeJsonCheck;
 import io.gnomon.sql.internal.generated.routines.MergeJsonResolve;
 import io.gnomon.sql.internal.generated.routines.MergeMultiset;
 import io.gnomon.sql.internal.generated.routines.MergePrepare;
+import io.gnomon.sql.internal.generated.routines.MergeReadSql;
 import io.gnomon.sql.internal.generated.routines.MergeResolve;
 import io.gnomon.sql.internal.generated.routines.MergeTextHunks;
 import io.gnomon.sql.internal.generated.routines.MergeTextLines;
@@ -1186,6 +1188,44 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.merge_build_object</code>
+     */
+    public static String mergeBuildObject(
+          Configuration configuration
+        , String[] parts
+    ) {
+        MergeBuildObject f = new MergeBuildObject();
+        f.setParts(parts);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.merge_build_object</code> as a field.
+     */
+    public static Field<String> mergeBuildObject(
+          String[] parts
+    ) {
+        MergeBuildObject f = new MergeBuildObject();
+        f.setParts(parts);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.merge_build_object</code> as a field.
+     */
+    public static Field<String> mergeBuildObject(
+          Field<String[]> parts
+    ) {
+        MergeBuildObject f = new MergeBuildObject();
+        f.setParts(parts);
+
+        return f.asField();
+    }
+
+    /**
      * @deprecated Unknown data type. Parameter type or return type is unknown.
      * If this is a qualified, user-defined type, it may have been excluded from
      * code generation. If this is a built-in type, you can define an explicit
@@ -1503,6 +1543,62 @@ public class Routines {
 
         p.execute(configuration);
         return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_read_sql</code>
+     */
+    public static String mergeReadSql(
+          Configuration configuration
+        , TrackedTableRecord tt
+        , String pointSql
+        , String keysCte
+        , String alias
+    ) {
+        MergeReadSql f = new MergeReadSql();
+        f.setTt(tt);
+        f.setPointSql(pointSql);
+        f.setKeysCte(keysCte);
+        f.setAlias(alias);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.merge_read_sql</code> as a field.
+     */
+    public static Field<String> mergeReadSql(
+          TrackedTableRecord tt
+        , String pointSql
+        , String keysCte
+        , String alias
+    ) {
+        MergeReadSql f = new MergeReadSql();
+        f.setTt(tt);
+        f.setPointSql(pointSql);
+        f.setKeysCte(keysCte);
+        f.setAlias(alias);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.merge_read_sql</code> as a field.
+     */
+    public static Field<String> mergeReadSql(
+          Field<TrackedTableRecord> tt
+        , Field<String> pointSql
+        , Field<String> keysCte
+        , Field<String> alias
+    ) {
+        MergeReadSql f = new MergeReadSql();
+        f.setTt(tt);
+        f.setPointSql(pointSql);
+        f.setKeysCte(keysCte);
+        f.setAlias(alias);
+
+        return f.asField();
     }
 
     /**
