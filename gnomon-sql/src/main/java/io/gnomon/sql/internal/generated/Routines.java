@@ -31,7 +31,9 @@ import io.gnomon.sql.internal.generated.routines.FeedUnregister;
 import io.gnomon.sql.internal.generated.routines.FindBranch;
 import io.gnomon.sql.internal.generated.routines.FollowTableChange;
 import io.gnomon.sql.internal.generated.routines.InstallAsOf;
+import io.gnomon.sql.internal.generated.routines.InstallBranchChanges;
 import io.gnomon.sql.internal.generated.routines.InstallBranchObjects;
+import io.gnomon.sql.internal.generated.routines.InstallChanges;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
 import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.Merge;
@@ -834,6 +836,7 @@ public class Routines {
         , String start
         , Boolean withImages
         , YearToSecond maxLag
+        , String branch
     ) {
         FeedRegister f = new FeedRegister();
         f.setConsumerName(consumerName);
@@ -841,6 +844,7 @@ public class Routines {
         f.setStart(start);
         f.setWithImages(withImages);
         f.setMaxLag(maxLag);
+        f.setBranch(branch);
 
         f.execute(configuration);
         return f.getReturnValue();
@@ -855,6 +859,7 @@ public class Routines {
         , String start
         , Boolean withImages
         , YearToSecond maxLag
+        , String branch
     ) {
         FeedRegister f = new FeedRegister();
         f.setConsumerName(consumerName);
@@ -862,6 +867,7 @@ public class Routines {
         f.setStart(start);
         f.setWithImages(withImages);
         f.setMaxLag(maxLag);
+        f.setBranch(branch);
 
         return f.asField();
     }
@@ -875,6 +881,7 @@ public class Routines {
         , Field<String> start
         , Field<Boolean> withImages
         , Field<YearToSecond> maxLag
+        , Field<String> branch
     ) {
         FeedRegister f = new FeedRegister();
         f.setConsumerName(consumerName);
@@ -882,6 +889,7 @@ public class Routines {
         f.setStart(start);
         f.setWithImages(withImages);
         f.setMaxLag(maxLag);
+        f.setBranch(branch);
 
         return f.asField();
     }
@@ -964,6 +972,19 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.install_branch_changes</code>
+     */
+    public static void installBranchChanges(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        InstallBranchChanges p = new InstallBranchChanges();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
+    }
+
+    /**
      * Call <code>gnomon.install_branch_objects</code>
      */
     public static void installBranchObjects(
@@ -971,6 +992,19 @@ public class Routines {
         , Integer pTableId
     ) {
         InstallBranchObjects p = new InstallBranchObjects();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.install_changes</code>
+     */
+    public static void installChanges(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        InstallChanges p = new InstallChanges();
         p.setPTableId(pTableId);
 
         p.execute(configuration);
