@@ -1,6 +1,7 @@
 package io.gnomon.internal;
 
 import io.gnomon.BranchExistsException;
+import io.gnomon.BranchFollowedException;
 import io.gnomon.BranchHasChildrenException;
 import io.gnomon.BranchLostException;
 import io.gnomon.BranchNotFoundException;
@@ -61,6 +62,7 @@ public final class Errors {
                   case CONSUMER_EXISTS -> new ConsumerExistsException(message, e);
                   case CONSUMER_EXPIRED -> new ConsumerExpiredException(message, e);
                   case INVALID_POSITION -> new InvalidPositionException(message, e);
+                  case BRANCH_FOLLOWED -> new BranchFollowedException(message, e);
                   case BRANCH_NOT_FOUND -> new BranchNotFoundException(message, e);
                   case BRANCH_EXISTS -> new BranchExistsException(message, e);
                   case BRANCH_HAS_CHILDREN -> new BranchHasChildrenException(message, e);

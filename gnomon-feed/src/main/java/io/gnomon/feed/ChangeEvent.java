@@ -25,6 +25,9 @@ import java.util.Objects;
  */
 @JsonSerialize(using = ChangeEventSerializer.class)
 public final class ChangeEvent {
+  /** The {@link #branch()} of a change made on the tables themselves. */
+  public static final String MAIN = "main";
+
   private final String id;
   private final Operation op;
   private final String relation;
@@ -39,6 +42,7 @@ public final class ChangeEvent {
   private final Instant tickAt;
   private final long xid;
   private final long vid;
+  private final String branch;
 
   /**
    * An event with parsed images.
@@ -63,12 +67,24 @@ public final class ChangeEvent {
   public ChangeEvent(String id, Operation op, String relation, String database, String schema, String table,
       JsonNode key, JsonNode before, JsonNode after, FeedPosition position, long tick, Instant tickAt, long xid,
       long vid) {
+    this(id, op, relation, database, schema, table, key, before, after, position, tick, tickAt, xid, vid, MAIN);
+  }
+
+  /**
+   * An event with parsed images, of a change made on {@code branch} ({@value #MAIN} for the tables themselves); the
+   * other parameters as in {@link #ChangeEvent(String, Operation, String, String, String, String, JsonNode,
+   * JsonNode, JsonNode, FeedPosition, long, Instant, long, long) the constructor for main}.
+   */
+  public ChangeEvent(String id, Operation op, String relation, String database, String schema, String table,
+      JsonNode key, JsonNode before, JsonNode after, FeedPosition position, long tick, Instant tickAt, long xid,
+      long vid, String branch) {
     this(id, op, relation, database, schema, table, Image.of(Objects.requireNonNull(key, "key")), Image.of(before),
-        Image.of(after), position, tick, tickAt, xid, vid);
+        Image.of(after), position, tick, tickAt, xid, vid, branch);
   }
 
   private ChangeEvent(String id, Operation op, String relation, String database, String schema, String table,
-      Image key, Image before, Image after, FeedPosition position, long tick, Instant tickAt, long xid, long vid) {
+      Image key, Image before, Image after, FeedPosition position, long tick, Instant tickAt, long xid, long vid,
+      String branch) {
     this.id = Objects.requireNonNull(id, "id");
     this.op = Objects.requireNonNull(op, "op");
     this.relation = Objects.requireNonNull(relation, "relation");
@@ -83,6 +99,7 @@ public final class ChangeEvent {
     this.tickAt = Objects.requireNonNull(tickAt, "tickAt");
     this.xid = xid;
     this.vid = vid;
+    this.branch = Objects.requireNonNull(branch, "branch");
   }
 
   /**
@@ -93,10 +110,19 @@ public final class ChangeEvent {
   public static ChangeEvent ofJson(String id, Operation op, String relation, String database, String schema,
       String table, String keyJson, String beforeJson, String afterJson, FeedPosition position, long tick,
       Instant tickAt, long xid, long vid, ObjectReader reader) {
+    return ofJson(id, op, relation, database, schema, table, keyJson, beforeJson, afterJson, position, tick, tickAt,
+        xid, vid, MAIN, reader);
+  }
+
+  /** As {@link #ofJson(String, Operation, String, String, String, String, String, String, String, FeedPosition,
+   * long, Instant, long, long, ObjectReader)}, for a change made on {@code branch} ({@value #MAIN} for main). */
+  public static ChangeEvent ofJson(String id, Operation op, String relation, String database, String schema,
+      String table, String keyJson, String beforeJson, String afterJson, FeedPosition position, long tick,
+      Instant tickAt, long xid, long vid, String branch, ObjectReader reader) {
     Objects.requireNonNull(keyJson, "keyJson");
     Objects.requireNonNull(reader, "reader");
     return new ChangeEvent(id, op, relation, database, schema, table, Image.of(keyJson, reader),
-        Image.of(beforeJson, reader), Image.of(afterJson, reader), position, tick, tickAt, xid, vid);
+        Image.of(beforeJson, reader), Image.of(afterJson, reader), position, tick, tickAt, xid, vid, branch);
   }
 
   /** The event's stable id: its position for a change, {@code v1:r:<table>:<key>} for a backfill row. */
@@ -187,6 +213,14 @@ public final class ChangeEvent {
     return vid;
   }
 
+  /**
+   * Where the change was made: {@value #MAIN} for the tables themselves, else the name of the branch (as it is
+   * named when the event is read). A consumer follows main or one branch.
+   */
+  public String branch() {
+    return branch;
+  }
+
   /** Milliseconds since the epoch of {@link #tickAt()}: the envelope's {@code ts_ms}. */
   public long tsMs() {
     return tickAt.toEpochMilli();
@@ -203,7 +237,7 @@ public final class ChangeEvent {
         && Objects.equals(database, e.database) && Objects.equals(schema, e.schema)
         && Objects.equals(table, e.table) && key().equals(e.key()) && Objects.equals(before(), e.before())
         && Objects.equals(after(), e.after()) && position.equals(e.position) && tick == e.tick
-        && tickAt.equals(e.tickAt) && xid == e.xid && vid == e.vid;
+        && tickAt.equals(e.tickAt) && xid == e.xid && vid == e.vid && branch.equals(e.branch);
   }
 
   @Override
@@ -215,7 +249,7 @@ public final class ChangeEvent {
   public String toString() {
     return "ChangeEvent[id=" + id + ", op=" + op + ", relation=" + relation + ", key=" + key.json() + ", before="
         + (before == null ? null : before.json()) + ", after=" + (after == null ? null : after.json()) + ", tick="
-        + tick + ", tickAt=" + tickAt + ", xid=" + xid + ", vid=" + vid + "]";
+        + tick + ", tickAt=" + tickAt + ", xid=" + xid + ", vid=" + vid + ", branch=" + branch + "]";
   }
 
   /** A row image: JSON text, a parsed tree, or both (the tree parsed from the text on first use). */

@@ -111,13 +111,27 @@ public final class Feed {
    * FeedStart, boolean)}.
    */
   public Coordinate register(String name, List<String> tables, FeedStart start, boolean images, Duration maxLag) {
+    return register(name, tables, start, images, maxLag, ChangeEvent.MAIN);
+  }
+
+  /**
+   * Registers a consumer of the writes made on {@code branch} to {@code tables} ({@link ChangeEvent#MAIN} for the
+   * tables themselves), with the same guarantees as on main; its events carry the branch ({@link
+   * ChangeEvent#branch()}, {@code source.branch}). The branch cannot be dropped while the consumer is registered.
+   * See {@link #register(String, List, FeedStart, boolean, Duration)}.
+   *
+   * @throws io.gnomon.BranchNotFoundException when no branch has that name
+   */
+  public Coordinate register(String name, List<String> tables, FeedStart start, boolean images, Duration maxLag,
+      String branch) {
     Objects.requireNonNull(tables, "tables");
     Objects.requireNonNull(start, "start");
+    Objects.requireNonNull(branch, "branch");
     if (maxLag != null && (maxLag.isNegative() || maxLag.isZero())) {
       throw new InvalidArgumentException("maxLag must be positive, got " + maxLag, null);
     }
     return Jdbc.withConnection(dataSource, "registering feed consumer " + name,
-        c -> Coordinate.parse(FeedSql.register(c, name, tables, start.sql(), images, maxLag)));
+        c -> Coordinate.parse(FeedSql.register(c, name, tables, start.sql(), images, maxLag, branch)));
   }
 
   /**

@@ -17,6 +17,7 @@ import java.util.Optional;
  * @param maxLag how far behind the last tick it may fall before it is expired, if limited
  * @param registeredAt when it was registered
  * @param ackedAt when it last acknowledged a position, if ever
+ * @param branch whose writes it follows: {@value ChangeEvent#MAIN} for the tables themselves, else a branch's name
  */
 public record FeedConsumer(
     String name,
@@ -26,7 +27,8 @@ public record FeedConsumer(
     Coordinate start,
     Optional<Duration> maxLag,
     Instant registeredAt,
-    Optional<Instant> ackedAt) {
+    Optional<Instant> ackedAt,
+    String branch) {
 
   /** Copies the table list. */
   public FeedConsumer {

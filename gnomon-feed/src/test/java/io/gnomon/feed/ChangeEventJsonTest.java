@@ -20,7 +20,7 @@ class ChangeEventJsonTest {
     assertEquals("{\"id\":\"v1:41:57:56\",\"before\":{\"id\":1,\"balance\":100},\"after\":{\"id\":1,\"balance\":70},"
             + "\"op\":\"u\",\"ts_ms\":1700000000123,\"source\":{\"version\":\"1\",\"connector\":\"gnomon\","
             + "\"ts_ms\":1700000000123,\"snapshot\":\"false\",\"db\":\"shop\",\"schema\":\"public\",\"table\":\"account\","
-            + "\"txId\":1234,\"tick\":42,\"vid\":56,\"position\":\"v1:41:57:56\"},\"key\":{\"id\":1}}",
+            + "\"branch\":\"main\",\"txId\":1234,\"tick\":42,\"vid\":56,\"position\":\"v1:41:57:56\"},\"key\":{\"id\":1}}",
         mapper.writeValueAsString(e));
     // the mapper's own settings still apply
     String pretty = mapper.copy().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(e);

@@ -21,6 +21,41 @@ import org.junit.jupiter.api.Timeout;
 class FeedPagingIT extends FeedTestBase {
   private int nextId;
 
+  /**
+   * Transactions whose xids are not in their commit order: a page's scan covers the xids of its transactions, which
+   * may hold a transaction delivered on an earlier page; each version must still find its own transaction's place
+   * (a lookup of only the transactions after the position gave such a version its neighbour's, and delivered it
+   * twice).
+   */
+  @Test
+  void xidsOutOfCommitOrderAreDeliveredOnce() throws Exception {
+    trackedTable("interleaved");
+    feed().register("interleaved", List.of("public.interleaved"));
+    try (Connection t1 = connect(); Connection t2 = connect(); Connection t3 = connect()) {
+      t1.setAutoCommit(false);
+      t2.setAutoCommit(false);
+      t3.setAutoCommit(false);
+      sql(t1, "select pg_current_xact_id()"); // the smallest xid, written last but one
+      sql(t2, "select pg_current_xact_id()", "insert into interleaved values (2, 'second xid, first commit')");
+      t2.commit();
+      sql(t3, "select pg_current_xact_id()");
+      sql(t1, "insert into interleaved values (1, 'first xid, second commit')");
+      t1.commit();
+      sql(t3, "insert into interleaved values (3, 'third xid, third commit')");
+      t3.commit();
+    }
+    tick();
+    List<String> ids = new ArrayList<>();
+    for (int size : new int[] {1, 2, 5}) {
+      FeedPage page = feed().poll("interleaved", size);
+      page.events().forEach(e -> ids.add(e.key().get("id").asText()));
+      if (page.advances()) {
+        feed().ack("interleaved", page.position());
+      }
+    }
+    assertEquals(List.of("2", "1", "3"), ids, "each version once, in commit order");
+  }
+
   @Test
   void aTransactionThatFitsIsNeverSplitAcrossBatches() throws Exception {
     trackedTable("across");

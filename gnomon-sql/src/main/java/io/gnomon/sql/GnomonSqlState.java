@@ -42,6 +42,8 @@ public enum GnomonSqlState {
   CONSUMER_EXPIRED("GN032", false),
   /** The feed position is malformed, belongs to no delivered page, or goes backwards. */
   INVALID_POSITION("GN033", false),
+  /** A change-feed consumer follows the branch; unregister it before dropping the branch. */
+  BRANCH_FOLLOWED("GN034", false),
   /** A merge input exceeds a configured limit (json: nesting depth or number of nodes). */
   MERGE_LIMIT_EXCEEDED("GN040", false),
   /** No branch has that name, or the selected branch was dropped. */

@@ -54,6 +54,7 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
     g.writeStringField("db", e.database());
     g.writeStringField("schema", e.schema());
     g.writeStringField("table", e.table());
+    g.writeStringField("branch", e.branch());
     number(g, "txId", read ? null : e.xid());
     number(g, "tick", read ? null : e.tick());
     number(g, "vid", read ? null : e.vid());

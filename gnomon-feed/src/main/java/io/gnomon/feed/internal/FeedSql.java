@@ -25,21 +25,24 @@ public final class FeedSql {
       "select k.consumer_name, k.with_images, k.tick_id, k.txn_key, k.vid, 'v2:' || gnomon.incarnation()::text || ':' || k.start_snapshot::text,"
           + " extract(epoch from k.max_lag)::float8, k.registered_at, k.acked_at,"
           + " array(select format('%I.%I', t.schema_name, t.table_name) from gnomon.tracked_table t"
-          + "        where t.table_id = any (k.table_ids) order by t.table_id)"
+          + "        where t.table_id = any (k.table_ids) order by t.table_id),"
+          + " case when k.branch_id is null then 'main' else coalesce((select b.branch_name from gnomon.branch b"
+          + "        where b.branch_id = k.branch_id), '(dropped branch ' || k.branch_id || ')') end"
           + " from gnomon.consumer k";
 
   private FeedSql() {}
 
   /** {@code gnomon.feed_register}: returns the start coordinate's text. */
-  public static String register(
-      Connection c, String name, List<String> tables, String start, boolean images, Duration maxLag) {
+  public static String register(Connection c, String name, List<String> tables, String start, boolean images,
+      Duration maxLag, String branch) {
     return Routines.feedRegister(
         Jdbc.dsl(c).configuration(),
         name,
         tables.toArray(String[]::new),
         start,
         images,
-        maxLag == null ? null : YearToSecond.valueOf(maxLag));
+        maxLag == null ? null : YearToSecond.valueOf(maxLag),
+        branch);
   }
 
   /** {@code gnomon.feed_unregister}. */
@@ -107,7 +110,8 @@ public final class FeedSql {
         Coordinate.parse(rs.getString(6)),
         maxLag,
         rs.getTimestamp(8).toInstant(),
-        Optional.ofNullable(acked).map(Timestamp::toInstant));
+        Optional.ofNullable(acked).map(Timestamp::toInstant),
+        rs.getString(11));
   }
 
   /** The error {@code gnomon.feed_read} would raise, raised before it for a read that starts with a lock. */

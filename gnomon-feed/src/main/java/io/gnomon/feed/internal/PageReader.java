@@ -31,7 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class PageReader {
   private static final String READ =
       "select event_position, tick_id, tick_at, xid::text, txn_key, vid, table_name, op, key::text, before::text,"
-          + " after::text from gnomon.feed_read(?, ?)";
+          + " after::text, branch from gnomon.feed_read(?, ?)";
 
   private final ObjectReader json;
   private final Map<String, String[]> schemaAndTable = new ConcurrentHashMap<>();
@@ -79,7 +79,7 @@ public final class PageReader {
             String[] names = names(c, relation);
             events.add(ChangeEvent.ofJson(id, Operation.of(op), relation, database, names[0], names[1],
                 rs.getString(9), rs.getString(10), rs.getString(11), position, tick, tickAt,
-                Long.parseLong(rs.getString(4)), rs.getLong(6), json));
+                Long.parseLong(rs.getString(4)), rs.getLong(6), rs.getString(12), json));
           }
         }
       }

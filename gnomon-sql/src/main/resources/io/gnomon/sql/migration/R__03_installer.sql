@@ -171,54 +171,7 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
                         tt.table_id));
 
   perform gnomon.install_as_of(p_table_id);
-  -- The change feed's source: the versions whose transactions became visible between two snapshots (and not at
-  -- the consumer's start), with their key and, when asked, row images as json (compact text, columns in table
-  -- order; far cheaper than jsonb): before (the version's own image) and after (the row the version's transaction
-  -- left). The after image comes two ways, and gnomon.feed_read picks per row:
-  --   after_live: the live row when its xmin is the version's transaction: one primary-key probe. It is the after
-  --     image only when that transaction wrote the key once and its xid is within 2^32 of now (xmin holds 32 bits);
-  --     feed_read checks both.
-  --   after: the next version's image, else the live row (a history probe, then maybe a primary-key probe). The next
-  --     version's transaction wrote the key after the version's transaction committed (row lock or unique check), and
-  --     that one is not visible to prev, so the next one cannot have finished before prev: its xid is at least prev's
-  --     xmin, a range condition of the history index on (key, g_xid).
-  -- Images are built from the columns cast to the table's row type, so their keys are the table's (a row
-  -- constructor: a third cheaper than row_to_json of a whole-row reference).
-  -- Its result type changed (from jsonb images to json), hence the drop; the arguments never change (untrack
-  -- drops the function by them).
-  if to_regprocedure(format('gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)',
-                            gnomon.object_name(tt.base_name, '_changes'))) is not null then
-    execute format('drop function gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)',
-                   gnomon.object_name(tt.base_name, '_changes'));
-  end if;
-  execute format($f$create function gnomon_t.%1$I(prev pg_snapshot, cur pg_snapshot, start pg_snapshot, images boolean)
-    returns table (xid xid8, vid bigint, op "char", key json, before json, after_live json, after json)
-    language sql stable as $b$
-    select h.g_xid, h.g_vid, h.g_op, %2$s,
-           case when images and h.g_op <> 'I' then row_to_json(row(%7$s)::%5$s) end,
-           case when images and h.g_op <> 'D' then
-             (select row_to_json(row(%9$s)::%5$s) from %5$s l where %6$s and l.xmin = h.g_xid::xid) end,
-           case when images and h.g_op <> 'D' then coalesce(
-             (select row_to_json(row(%8$s)::%5$s) from %3$s n where %4$s and n.g_xid >= pg_snapshot_xmin(prev)
-                 and n.g_vid > h.g_vid order by n.g_vid limit 1),
-             (select row_to_json(row(%9$s)::%5$s) from %5$s l where %6$s)) end
-      from %3$s h
-     where h.g_xid >= pg_snapshot_xmin(prev) and h.g_xid < pg_snapshot_xmax(cur)
-       and pg_visible_in_snapshot(h.g_xid, cur) and not pg_visible_in_snapshot(h.g_xid, prev)
-       and not pg_visible_in_snapshot(h.g_xid, start)
-  $b$
-  $f$, gnomon.object_name(tt.base_name, '_changes'),
-     -- the key as compact json text: '{"a":' || to_json(h.a) || ',"b":' || to_json(h.b) || '}'
-     (select format('(%L', '{') || string_agg(format(' || %L || to_json(h.%I)', case when o > 1 then ',' else '' end
-                                                     || to_json(k::text)::text || ':', k), '' order by o) || ' || ''}'')::json'
-        from unnest(tt.key_columns) with ordinality u(k, o)),
-     hist,
-     (select string_agg(format('n.%1$I = h.%1$I', k), ' and ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)),
-     tab,
-     (select string_agg(format('l.%1$I = h.%1$I', k), ' and ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)),
-     (select string_agg(format('h.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c),
-     (select string_agg(format('n.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c),
-     (select string_agg(format('l.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c));
+  perform gnomon.install_changes(p_table_id);
 end $$;
 
 

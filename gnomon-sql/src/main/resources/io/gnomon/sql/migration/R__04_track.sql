@@ -220,6 +220,8 @@ begin
   execute format('drop function if exists gnomon_t.%I(timestamptz)', tt.as_of_function);
   execute format('drop function if exists gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)',
                  gnomon.object_name(tt.base_name, '_changes'));
+  execute format('drop function if exists gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, '
+                 'bigint, bigint, bigint, bigint, xid8, xid8)', gnomon.object_name(tt.base_name, '_page'));
   if exists (select 1 from gnomon.consumer k where tt.table_id = any (k.table_ids)) then
     raise exception using errcode = 'GN021',
       message = format('table %s is followed by feed consumers: %s', tab,

@@ -8,6 +8,8 @@
 -- A position 'v1:tick:txn_key:vid' says: every batch up to tick is delivered, and of the next batch every version
 -- ordered at or before (txn_key, vid).
 
+-- A consumer follows the writes on main (gnomon.consumer.branch_id null, catalog version 6) or on one branch.
+
 create or replace function gnomon.parse_position(pos text, out tick_id bigint, out txn_key bigint, out vid bigint)
 language plpgsql immutable strict as $$
 declare
@@ -51,14 +53,17 @@ end $$;
 -- Registers a consumer of the changes of some tables, from now or from a coordinate. Returns its start coordinate:
 -- a consistent backfill reads every table as of it (gnomon_t.<table>_as_of(coordinate)), then the feed, with no gap
 -- and no overlap.
+drop function if exists gnomon.feed_register(text, text[], text, boolean, interval);
 create or replace function gnomon.feed_register(consumer_name text, tables text[], start text default 'now',
-                                                with_images boolean default true, max_lag interval default null)
+                                                with_images boolean default true, max_lag interval default null,
+                                                branch text default 'main')
 returns text
 language plpgsql as $$
 declare
   ids integer[];
   snap pg_snapshot;
   t0 bigint;
+  b gnomon.branch;
 begin
   if consumer_name is null or length(consumer_name) not between 1 and 200 then
     raise exception using errcode = 'GN021', message = 'a consumer name needs 1 to 200 characters';
@@ -84,13 +89,16 @@ begin
   select coalesce(max(k.tick_id), 0) into t0 from gnomon.tick k
    where pg_snapshot_xmax(k.snapshot) <= pg_snapshot_xmax(snap)
      and not exists (select 1 from pg_snapshot_xip(snap) x where pg_visible_in_snapshot(x, k.snapshot));
-  insert into gnomon.consumer (consumer_name, table_ids, with_images, tick_id, start_snapshot, max_lag)
-  values (consumer_name, ids, with_images, t0, snap, max_lag);
+  if branch is not null and branch <> 'main' then
+    b := gnomon.check_intact(gnomon.find_branch(branch));
+  end if;
+  insert into gnomon.consumer (consumer_name, table_ids, with_images, tick_id, start_snapshot, max_lag, branch_id)
+  values (consumer_name, ids, with_images, t0, snap, max_lag, b.branch_id);
   -- (a committed snapshot needs no guard across faults: it is labelled with the incarnation reading it)
   return 'v2:' || gnomon.incarnation()::text || ':' || snap::text;
 end $$;
-comment on function gnomon.feed_register(text, text[], text, boolean, interval) is
-  'Registers a change-feed consumer of tracked tables, from now or from a coordinate; returns its start coordinate (read tables as of it for a backfill).';
+comment on function gnomon.feed_register(text, text[], text, boolean, interval, text) is
+  'Registers a change-feed consumer of tracked tables, on main or on a branch, from now or from a coordinate; returns its start coordinate (read the tables as of it for a backfill).';
 
 create or replace function gnomon.feed_unregister(consumer_name text) returns void
 language plpgsql as $$
@@ -102,14 +110,197 @@ begin
 end $$;
 comment on function gnomon.feed_unregister(text) is 'Drops a change-feed consumer and its position.';
 
+-- The change feed's per-table sources, generated for each tracked table (by gnomon.install_objects):
+--   gnomon_t.<t>_changes(prev, cur, start, images): the versions whose transactions became visible between two
+--     snapshots (and not at the consumer's start): xid, version key, operation, the key as compact json, the before
+--     image (the version's own columns; json, not jsonb: far cheaper), and the key's columns (gk1, gk2, ...). Without
+--     images, what gnomon.feed_read uses to choose a page.
+--   gnomon_t.<t>_page(prev, cur, start, images, sx, st, lo, hi, from_tkey, from_vid, to_tkey, to_vid, split, recent):
+--     the page's versions with their transaction keys and images: the batch's versions ordered after (from_tkey,
+--     from_vid) and up to (to_tkey, to_vid), each version's transaction key found by a binary search of the batch's
+--     transactions sorted by xid (sx, with their keys in st; no array the planner would estimate element by element),
+--     the scan bounded by the page's xids (lo..hi). A version's after image is the image its key's next version holds (every
+--     version holds the row from before its change); set-based, per page:
+--       - the next version of the key inside the page (a window over the page's versions: no probe). Versions in a
+--         page are a contiguous run in commit order, and a transaction that writes a key another wrote waits for it to
+--         commit, so a key's next version, if it is in the batch at all, is in the page when a later one is;
+--       - for a key's last version in the page, the live row when its xmin is the version's transaction (one
+--         primary-key probe), unless that transaction continues on the next page (split) or is 2^32 xids old (recent:
+--         a 32-bit xmin cannot name it);
+--       - else the key's next version in the history (one probe of its (key, g_vid) index), else the live row.
+-- Images are built from the columns cast to the table's row type, so their keys are the table's (a row constructor:
+-- a third cheaper than row_to_json of a whole-row reference). The arguments of both never change (gnomon.untrack and
+-- gnomon.drop_feed_objects drop them by them); the result of _changes did (jsonb images, then after images), hence
+-- the drop.
+create or replace function gnomon.install_changes(p_table_id integer) returns void
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  tab text; hist text; chg name; pg name;
+  key_json text; gk_cols text; gk_ret text; gk_part text; cols_h text; cols_n text; cols_l text; n_eq text; l_eq text;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  tab  := format('%I.%I', tt.schema_name, tt.table_name);
+  hist := format('gnomon_t.%I', tt.history_table);
+  chg  := gnomon.object_name(tt.base_name, '_changes');
+  pg   := gnomon.object_name(tt.base_name, '_page');
+  -- the key as compact json text: '{"a":' || to_json(h.a) || ',"b":' || to_json(h.b) || '}'
+  select format('(%L', '{') || string_agg(format(' || %L || to_json(h.%I)', case when o > 1 then ',' else '' end
+                                                  || to_json(k::text)::text || ':', k), '' order by o) || ' || ''}'')::json',
+         string_agg(format('h.%I as gk%s', k, o), ', ' order by o),
+         string_agg(format('gk%s %s', o, (select c->>'storetype' from jsonb_array_elements(tt.columns) c where c->>'name' = k)), ', ' order by o),
+         string_agg(format('y.gk%s', o), ', ' order by o),
+         string_agg(format('n.%I = z.gk%s', k, o), ' and ' order by o),
+         string_agg(format('l.%I = z.gk%s', k, o), ' and ' order by o)
+    into key_json, gk_cols, gk_ret, gk_part, n_eq, l_eq
+    from unnest(tt.key_columns) with ordinality u(k, o);
+  select string_agg(format('h.%I', c->>'name'), ', ' order by (c->>'attnum')::int),
+         string_agg(format('n.%I', c->>'name'), ', ' order by (c->>'attnum')::int),
+         string_agg(format('l.%I', c->>'name'), ', ' order by (c->>'attnum')::int)
+    into cols_h, cols_n, cols_l from jsonb_array_elements(tt.columns) c;
+  if to_regprocedure(format('gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)', chg)) is not null then
+    execute format('drop function gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)', chg);
+  end if;
+  execute format($f$create function gnomon_t.%1$I(prev pg_snapshot, cur pg_snapshot, start pg_snapshot, images boolean)
+    returns table (xid xid8, vid bigint, op "char", key json, before json, %2$s)
+    language sql stable as $b$
+    select h.g_xid, h.g_vid, h.g_op, %3$s,
+           case when images and h.g_op <> 'I' then row_to_json(row(%4$s)::%5$s) end, %6$s
+      from %7$s h
+     where h.g_xid >= pg_snapshot_xmin(prev) and h.g_xid < pg_snapshot_xmax(cur)
+       and pg_visible_in_snapshot(h.g_xid, cur) and not pg_visible_in_snapshot(h.g_xid, prev)
+       and not pg_visible_in_snapshot(h.g_xid, start)
+  $b$
+  $f$, chg, gk_ret, key_json, cols_h, tab, gk_cols, hist);
+  execute format($f$create or replace function gnomon_t.%1$I(prev pg_snapshot, cur pg_snapshot, start pg_snapshot,
+      images boolean, sx xid8[], st bigint[], lo xid8, hi xid8, from_tkey bigint, from_vid bigint, to_tkey bigint,
+      to_vid bigint, split xid8, recent xid8)
+    returns table (xid xid8, vid bigint, tkey bigint, op "char", key json, before json, after json)
+    language sql stable as $b$
+    select z.xid, z.vid, z.tkey, z.op, z.key, z.before,
+           case when not images or z.op = 'D' then null
+                when z.has_next then z.next_before
+                else coalesce(
+                  case when z.xid >= recent and z.xid is distinct from split then
+                    (select row_to_json(row(%2$s)::%3$s) from %3$s l where %4$s and l.xmin = z.xid::xid) end,
+                  -- (the next version's transaction wrote the key after this one committed, so it had not
+                  -- finished before prev: its xid is at least prev's xmin, a range of the history index (key, g_xid))
+                  (select row_to_json(row(%5$s)::%3$s) from %6$s n where %7$s and n.g_xid >= pg_snapshot_xmin(prev)
+                      and n.g_vid > z.vid order by n.g_vid limit 1),
+                  (select row_to_json(row(%2$s)::%3$s) from %3$s l where %4$s)) end
+      from (select y.*, lead(y.vid) over w is not null as has_next, lead(y.before) over w as next_before
+              from (select ch.*, st[width_bucket(ch.xid, sx)] as tkey
+                      from gnomon_t.%8$I(prev, cur, start, images) ch
+                     where ch.xid between lo and hi) y
+             where (y.tkey, y.vid) > (from_tkey, from_vid) and (y.tkey, y.vid) <= (to_tkey, to_vid)
+            window w as (partition by %9$s order by y.vid)) z
+  $b$
+  $f$, pg, cols_l, tab, l_eq, cols_n, hist, n_eq, chg, gk_part);
+end $$;
+comment on function gnomon.install_changes(integer) is 'Internal: (re)creates a tracked table''s change-feed sources, gnomon_t.<t>_changes and gnomon_t.<t>_page.';
+
+-- The change feed's per-table sources for writes on a branch, generated with the branch objects (by
+-- gnomon.install_branch_objects, once the branch tables exist). A branch write leaves one row in gnomon_t.<t>_bh: the
+-- branch row's image from before it ('U'; g_del when that was a tombstone), or 'I' when the write created the
+-- branch row (copy on write: the row before it is the parent's at the branch's cutoff). The branch row in
+-- gnomon_t.<t>_b holds the state after the last write and, in g_xid, its writer.
+--   gnomon_t.<t>_bchanges(prev, cur, start, images, branch): as <t>_changes, for one branch: op is the history's
+--     ('U' or 'I'), del whether the image before was a tombstone.
+--   gnomon_t.<t>_bpage(…, branch, parent): as <t>_page. The event's operation needs the states before and after:
+--     before: the history's image ('U'), a tombstone ('U' with del), or the parent's row at the cutoff (read through
+--     gnomon_t.<t>_at(parent), 'I'; none when the parent had no such key); after: the key's next version in the page
+--     (a window), else the branch row when its g_xid is the version's transaction (64 bits: no age limit) and that
+--     transaction does not continue on the next page, else the key's next branch version, else the branch row.
+--     'c' when there was no row before, 'd' when there is none after (a tombstone), else 'u'; without images, the
+--     states are probed all the same (an empty object stands for a row) and the images left out.
+create or replace function gnomon.install_branch_changes(p_table_id integer) returns void
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  tab text; bt name; bh name; chg name; pg name; at_fn name;
+  key_json text; gk_cols text; gk_ret text; gk_part text; cols_h text; cols_n text; cols_b text; cols_a text;
+  n_eq text; b_eq text; a_eq text;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  tab   := format('%I.%I', tt.schema_name, tt.table_name);
+  bt    := gnomon.object_name(tt.base_name, '_b');
+  bh    := gnomon.object_name(tt.base_name, '_bh');
+  chg   := gnomon.object_name(tt.base_name, '_bchanges');
+  pg    := gnomon.object_name(tt.base_name, '_bpage');
+  at_fn := gnomon.object_name(tt.base_name, '_at');
+  select format('(%L', '{') || string_agg(format(' || %L || to_json(h.%I)', case when o > 1 then ',' else '' end
+                                                  || to_json(k::text)::text || ':', k), '' order by o) || ' || ''}'')::json',
+         string_agg(format('h.%I as gk%s', k, o), ', ' order by o),
+         string_agg(format('gk%s %s', o, (select c->>'storetype' from jsonb_array_elements(tt.columns) c where c->>'name' = k)), ', ' order by o),
+         string_agg(format('y.gk%s', o), ', ' order by o),
+         string_agg(format('n.%I = y.gk%s', k, o), ' and ' order by o),
+         string_agg(format('b.%I = y.gk%s', k, o), ' and ' order by o),
+         string_agg(format('a.%I = y.gk%s', k, o), ' and ' order by o)
+    into key_json, gk_cols, gk_ret, gk_part, n_eq, b_eq, a_eq
+    from unnest(tt.key_columns) with ordinality u(k, o);
+  select string_agg(format('h.%I', c->>'name'), ', ' order by (c->>'attnum')::int),
+         string_agg(format('n.%I', c->>'name'), ', ' order by (c->>'attnum')::int),
+         string_agg(format('b.%I', c->>'name'), ', ' order by (c->>'attnum')::int),
+         string_agg(format('a.%I', c->>'name'), ', ' order by (c->>'attnum')::int)
+    into cols_h, cols_n, cols_b, cols_a from jsonb_array_elements(tt.columns) c;
+  -- the batch of a branch is found by the writing xid, as on main (the history's other indexes lead with the key or
+  -- the branch alone)
+  execute format('create index if not exists %I on gnomon_t.%I using brin (g_xid)', gnomon.object_name(bh, '_g_xid_idx'), bh);
+  execute format($f$create or replace function gnomon_t.%1$I(prev pg_snapshot, cur pg_snapshot, start pg_snapshot,
+      images boolean, branch integer)
+    returns table (xid xid8, vid bigint, op "char", del boolean, key json, before json, %2$s)
+    language sql stable as $b$
+    select h.g_xid, h.g_vid, h.g_op, coalesce(h.g_del, false), %3$s,
+           case when images and h.g_op = 'U' and not coalesce(h.g_del, false) then row_to_json(row(%4$s)::%5$s) end, %6$s
+      from gnomon_t.%7$I h
+     where h.g_branch = branch
+       and h.g_xid >= pg_snapshot_xmin(prev) and h.g_xid < pg_snapshot_xmax(cur)
+       and pg_visible_in_snapshot(h.g_xid, cur) and not pg_visible_in_snapshot(h.g_xid, prev)
+       and not pg_visible_in_snapshot(h.g_xid, start)
+  $b$
+  $f$, chg, gk_ret, key_json, cols_h, tab, gk_cols, bh);
+  execute format($f$create or replace function gnomon_t.%1$I(prev pg_snapshot, cur pg_snapshot, start pg_snapshot,
+      images boolean, sx xid8[], st bigint[], lo xid8, hi xid8, from_tkey bigint, from_vid bigint, to_tkey bigint,
+      to_vid bigint, split xid8, recent xid8, branch integer, parent gnomon.point)
+    returns table (xid xid8, vid bigint, tkey bigint, op "char", key json, before json, after json)
+    language sql stable as $b$
+    select z.xid, z.vid, z.tkey,
+           case when z.bef is null then 'I' when z.aft::text = 'null' then 'D' else 'U' end,
+           z.key, case when images then z.bef end, case when images and z.aft::text <> 'null' then z.aft end
+      from (select y.xid, y.vid, y.tkey, y.key,
+                   case when y.op = 'U' then case when y.del then null else coalesce(y.before, '{}'::json) end
+                        else (select case when images then row_to_json(row(%2$s)::%3$s) else '{}'::json end
+                                from gnomon_t.%4$I(parent) a where %5$s) end as bef,
+                   case when y.has_next then case when y.next_del then 'null'::json else coalesce(y.next_before, '{}'::json) end
+                        else coalesce(
+                          case when y.xid is distinct from split then
+                            (select case when b.g_del then 'null'::json when images then row_to_json(row(%6$s)::%3$s) else '{}'::json end
+                               from gnomon_t.%7$I b where b.g_branch = branch and %8$s and b.g_xid = y.xid) end,
+                          (select case when n.g_del then 'null'::json when images then row_to_json(row(%9$s)::%3$s) else '{}'::json end
+                             from gnomon_t.%10$I n where n.g_branch = branch and %11$s and n.g_vid > y.vid order by n.g_vid limit 1),
+                          (select case when b.g_del then 'null'::json when images then row_to_json(row(%6$s)::%3$s) else '{}'::json end
+                             from gnomon_t.%7$I b where b.g_branch = branch and %8$s)) end as aft
+              from (select y.*, lead(y.vid) over w is not null as has_next, lead(y.del) over w as next_del,
+                           lead(y.before) over w as next_before
+                      from (select ch.*, st[width_bucket(ch.xid, sx)] as tkey
+                              from gnomon_t.%12$I(prev, cur, start, images, branch) ch
+                             where ch.xid between lo and hi) y
+                     where (y.tkey, y.vid) > (from_tkey, from_vid) and (y.tkey, y.vid) <= (to_tkey, to_vid)
+                    window w as (partition by %13$s order by y.vid)) y) z
+  $b$
+  $f$, pg, cols_a, tab, at_fn, a_eq, cols_b, bt, b_eq, cols_n, bh, n_eq, chg, gk_part);
+end $$;
+comment on function gnomon.install_branch_changes(integer) is 'Internal: (re)creates a tracked table''s change-feed sources for branch writes, gnomon_t.<t>_bchanges and gnomon_t.<t>_bpage.';
+
 -- One page of events after the consumer's acknowledged position: whole transactions, at most max_events rows
 -- (a transaction larger than a page is split, and the next page resumes inside it). Each row carries the position
 -- to acknowledge once it is handled. A page that skipped only empty batches returns one 'h' (heartbeat) row.
--- Row images are json (compact text); they were jsonb before, hence the drop.
+-- Per batch it reads, two statements: the batch's versions without images, to choose the page (its transactions in
+-- order, whole, up to max_events); then the page's versions with their images, in order.
 drop function if exists gnomon.feed_read(text, integer);
 create function gnomon.feed_read(consumer_name text, max_events integer default 1000)
 returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
-               table_name text, op text, key json, before json, after json)
+               table_name text, op text, key json, before json, after json, branch text)
 -- No JIT: a page's queries run in milliseconds, and their probes' costs would otherwise buy 50 ms of compilation.
 -- Memory enough to order a page of 10,000 events with their images without spilling to disk. No nested loops: every
 -- join here is a set of versions against a set of versions, and a row estimate of 1 (the planner cannot see how
@@ -121,21 +312,19 @@ declare
   t bigint; tk bigint; v bigint;
   prev pg_snapshot; cur pg_snapshot; cur_id bigint; cur_at timestamptz;
   remaining integer;
-  q_ids text; q_keys text; q_rows text;
+  q_ids text; q_rows text;
   n integer;
   batch_left bigint;
-  vids bigint[];
-  tkeys bigint[];
+  sx xid8[]; st bigint[];
+  to_tkey bigint; to_vid bigint;
   split xid8;
   xid_lo xid8; xid_hi xid8;
-  b_xids xid8[]; b_tkeys bigint[]; b_ns bigint[];
-  p_xids xid8[]; p_tkeys bigint[];
-  i integer;
-  n_first bigint;
-  dups bigint[];
   recent xid8;
   emitted boolean := false;
   lag interval;
+  b gnomon.branch;
+  bname text := 'main';
+  parent gnomon.point;
 begin
   if max_events is null or max_events < 1 or max_events > 1000000 then
     raise exception using errcode = 'GN021', message = format('max_events must be between 1 and 1000000, got %s', max_events);
@@ -152,21 +341,41 @@ begin
     end if;
   end if;
   remaining := max_events;
-  -- the consumer's tables' change functions, three ways: versions only; versions with their keys; whole events
-  select string_agg(format('select ch.xid, ch.vid from gnomon_t.%I($1, $2, $3, false) ch',
-                           gnomon.object_name(tt.base_name, '_changes')), ' union all '),
-         string_agg(format('select %L::text as table_name, ch.xid, ch.vid, ch.key::text as key from gnomon_t.%I($1, $2, $3, false) ch'
-                           ' where ch.xid between $5 and $6',
-                           format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_changes')), ' union all '),
-         -- after: the live row when its xmin says this version's transaction wrote it last (one probe), unless that
-         -- transaction wrote the key again ($8: found in the page; $9: the page ends inside it) or is too old for a
-         -- 32-bit xmin to name it ($10); else the next version's image or the live row
-         string_agg(format('select %L::text as table_name, ch.xid, ch.vid, ch.op, ch.key, ch.before,'
-                           ' case when ch.xid >= $10 and ch.xid is distinct from $9 and not ch.vid = any ($8)'
-                           ' then coalesce(ch.after_live, ch.after) else ch.after end as after'
-                           ' from gnomon_t.%I($1, $2, $3, $4) ch where ch.vid = any ($5) and ch.xid between $15 and $16',
-                           format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_changes')), ' union all ')
-    into q_ids, q_keys, q_rows from gnomon.tracked_table tt where tt.table_id = any (c.table_ids);
+  -- a consumer of a branch: the branch must still be there, with its rows (a scratch branch emptied by a crash would
+  -- otherwise read as a gap)
+  if c.branch_id is not null then
+    select * into b from gnomon.branch x where x.branch_id = c.branch_id;
+    if not found then
+      raise exception using errcode = 'GN050',
+        message = format('the branch (id %s) that feed consumer %L follows was dropped', c.branch_id, consumer_name),
+        hint = 'Unregister the consumer (gnomon.feed_unregister).';
+    end if;
+    b := gnomon.check_intact(b);
+    bname := b.branch_name;
+    parent := gnomon.parent_point(b);
+  end if;
+  -- the consumer's tables' sources, two ways: versions only (to choose a page); the page's events with their images
+  -- (on a branch, the branch's sources, with the branch id and the point its keys are inherited from)
+  select string_agg(case when c.branch_id is null
+                         then format('select ch.xid, ch.vid from gnomon_t.%I($1, $2, $3, false) ch',
+                                     gnomon.object_name(tt.base_name, '_changes'))
+                         else format('select ch.xid, ch.vid from gnomon_t.%I($1, $2, $3, false, %s) ch',
+                                     gnomon.object_name(tt.base_name, '_bchanges'), c.branch_id) end, ' union all '),
+         string_agg(case when c.branch_id is not null
+                         then format('select %L::text as table_name, pg.xid, pg.vid, pg.tkey, pg.op, pg.key, pg.before, pg.after'
+                                     ' from gnomon_t.%I($1, $2, $3, %L, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, %s, $18) pg',
+                                     format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_bpage'),
+                                     c.with_images, c.branch_id)
+                         when c.with_images
+                         then format('select %L::text as table_name, pg.xid, pg.vid, pg.tkey, pg.op, pg.key, pg.before, pg.after'
+                                     ' from gnomon_t.%I($1, $2, $3, true, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) pg',
+                                     format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_page'))
+                         else format('select %L::text as table_name, ch.xid, ch.vid, ch.tkey, ch.op, ch.key, null::json as before, null::json as after'
+                                     ' from (select ch.*, $5[width_bucket(ch.xid, $4)] as tkey from gnomon_t.%I($1, $2, $3, false) ch'
+                                     ' where ch.xid between $6 and $7) ch where (ch.tkey, ch.vid) > ($8, $9) and (ch.tkey, ch.vid) <= ($10, $11)',
+                                     format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_changes')) end,
+                    ' union all ')
+    into q_ids, q_rows from gnomon.tracked_table tt where tt.table_id = any (c.table_ids);
   if q_ids is null then
     raise exception using errcode = 'GN001', message = format('no table of consumer %L is tracked any more', consumer_name),
       hint = 'Unregister the consumer.';
@@ -179,68 +388,46 @@ begin
       raise exception using errcode = 'GN032', message = format('tick %s of consumer %L is no longer retained', t, consumer_name);
     end if;
     select k.tick_id, k.snapshot, k.tick_at into cur_id, cur, cur_at from gnomon.tick k where k.tick_id > t order by k.tick_id limit 1;
-    -- The batch's transactions in order (by their largest version key) with their sizes, at every page (a
-    -- per-session cache of it lost a page now and then in FeedExactlyOnceIT; see docs/feed.md).
+    -- The page, chosen over the batch's versions without images, at every page (a per-session cache of the batch's
+    -- order lost a page now and then in FeedExactlyOnceIT; see docs/feed.md): one scan grouped by transaction (a hash
+    -- aggregate, no sort of the versions), then the transactions after the position ordered by their largest version
+    -- key (tkey), taken whole while they fit, or, on an empty page, the first one's first versions (split).
     execute format($q$
-      select coalesce(array_agg(x.xid order by x.tkey), '{}'), coalesce(array_agg(x.tkey order by x.tkey), '{}'),
-             coalesce(array_agg(x.n order by x.tkey), '{}')
-        from (select u.xid, max(u.vid) as tkey, count(*) as n from (%s) u group by u.xid) x$q$, q_ids)
-      into b_xids, b_tkeys, b_ns using prev, cur, c.start_snapshot;
-    -- what is left of the transaction the position is inside, if any (it was larger than a page)
-    i := array_position(b_tkeys, tk);
-    n_first := null;
-    if i is not null then
-      execute format('select count(*) from (%s) u where u.xid = $4 and u.vid > $5', q_ids)
-        into n_first using prev, cur, c.start_snapshot, b_xids[i], v;
+      with x as materialized (
+        select u.xid, max(u.vid) as tkey, count(*) as n, count(*) filter (where u.vid > $5) as n_after
+          from (%s) u group by u.xid),
+      o as (select x.xid, x.tkey, case when x.tkey = $4 then x.n_after else x.n end as n
+              from x where x.tkey > $4 or (x.tkey = $4 and x.n_after > 0)),
+      w as (select o.*, o.upto <= $6 or (o.k = 1 and not $7) as taken
+              from (select o.*, sum(o.n) over (order by o.tkey) as upto, row_number() over (order by o.tkey) as k from o) o)
+      -- every transaction of the batch goes into the lookup (sx, st): the page's scan meets versions of transactions
+      -- before the position too, and each must find its own
+      select (select coalesce(array_agg(x.xid order by x.xid), '{}') from x),
+             (select coalesce(array_agg(x.tkey order by x.xid), '{}') from x),
+             least(coalesce(sum(w.n) filter (where w.taken), 0), $6), max(w.tkey) filter (where w.taken),
+             min(w.xid) filter (where w.taken and w.n > $6), min(w.xid) filter (where w.taken),
+             max(w.xid) filter (where w.taken), coalesce(sum(w.n), 0)
+        from w$q$, q_ids)
+      into sx, st, n, to_tkey, split, xid_lo, xid_hi, batch_left
+      using prev, cur, c.start_snapshot, tk, v, remaining, emitted;
+    -- the page ends where its last transaction does (its largest version key), or, when it splits one, at its
+    -- remaining-th version after the position
+    to_vid := to_tkey;
+    if split is not null then
+      execute format('select u.vid from (%s) u where u.xid = $4 and u.vid > $5 order by u.vid offset $6 - 1 limit 1', q_ids)
+        into to_vid using prev, cur, c.start_snapshot, split, case when to_tkey = tk then v else 0 end, remaining;
     end if;
-    -- the whole transactions after the position that fit in the page (or, on an empty page, the first one, split
-    -- when it is larger than the page), and their versions after the position, in order
-    select coalesce(array_agg(w.xid order by w.tkey) filter (where w.upto <= remaining or (w.k = 1 and not emitted)), '{}'),
-           coalesce(array_agg(w.tkey order by w.tkey) filter (where w.upto <= remaining or (w.k = 1 and not emitted)), '{}'),
-           min(w.xid) filter (where w.k = 1 and w.n > remaining and not emitted),
-           coalesce(sum(w.n), 0)
-      into p_xids, p_tkeys, split, batch_left
-      from (select o.*, sum(o.n) over (order by o.tkey) as upto, row_number() over (order by o.tkey) as k
-              from (select b.xid, b.tkey, case when b.tkey = tk then n_first else b.n end as n
-                      from unnest(b_xids, b_tkeys, b_ns) b(xid, tkey, n)
-                     where b.tkey > tk or (b.tkey = tk and n_first > 0)) o) w;
-    vids := '{}'; tkeys := '{}'; xid_lo := null; xid_hi := null;
-    if cardinality(p_xids) > 0 then
-      select min(x), max(x) into xid_lo, xid_hi from unnest(p_xids) x;
-      execute format($q$
-        select coalesce(array_agg(s.vid order by s.tkey, s.vid), '{}'), coalesce(array_agg(s.tkey order by s.tkey, s.vid), '{}')
-          from (select u.vid, p.tkey
-                  from unnest($4::xid8[], $5::bigint[]) p(xid, tkey)
-                  join (%s) u on u.xid = p.xid
-                 where u.xid between $8 and $9 and (p.tkey, u.vid) > ($6, $7)
-                 order by p.tkey, u.vid limit $10) s$q$, q_ids)
-        into vids, tkeys using prev, cur, c.start_snapshot, p_xids, p_tkeys, tk, v, xid_lo, xid_hi, remaining;
-    end if;
-    n := cardinality(vids);
     if n > 0 then
-      -- the page's versions whose key their own transaction writes again later in the page: their after image is
-      -- the next version's, never the live row's (rare; found without images, by key)
-      dups := '{}';
-      if c.with_images and n > 1 then
-        execute format($q$
-          select coalesce(array_agg(d.vid), '{}') from (
-            select u.vid, lead(u.xid) over (partition by u.table_name, u.key collate "C" order by u.vid) = u.xid as again
-              from (%s) u where u.vid = any ($4)) d
-           where d.again$q$, q_keys)
-          into dups using prev, cur, c.start_snapshot, vids, xid_lo, xid_hi;
-      end if;
-      -- the picked versions with their images: the filters on vid and on the picked transactions' xids reach each
-      -- table's scan (the _changes functions are inlined), so images are built for this page's versions only, and
-      -- a page smaller than its batch reads only the part of the batch's history its transactions span
+      -- the page's versions with their images, in order; the last event of a batch taken whole carries the position
+      -- past the batch
       return query execute format($q$
-        select case when p.i = $6 and $6 = $11 then format('v1:%%s:0:0', $12) else format('v1:%%s:%%s:%%s', $13, p.tkey, p.vid) end,
-               $12, $14, u.xid, p.tkey, p.vid, u.table_name,
-               case u.op when 'I' then 'c' when 'U' then 'u' else 'd' end, u.key, u.before, u.after
-          from unnest($5::bigint[], $7::bigint[]) with ordinality p(vid, tkey, i)
-          join (%s) u on u.vid = p.vid
-         order by p.i$q$, q_rows)
-        using prev, cur, c.start_snapshot, c.with_images, vids, n, tkeys, dups, split, recent, batch_left, cur_id, t, cur_at,
-              xid_lo, xid_hi;
+        select case when u.vid = $11 and $14 then format('v1:%%s:0:0', $15) else format('v1:%%s:%%s:%%s', $16, u.tkey, u.vid) end,
+               $15, $17, u.xid, u.tkey, u.vid, u.table_name,
+               case u.op when 'I' then 'c' when 'U' then 'u' else 'd' end, u.key, u.before, u.after, $19
+          from (%s) u
+         order by u.tkey, u.vid$q$, q_rows)
+        using prev, cur, c.start_snapshot, sx, st, xid_lo, xid_hi, tk, v, to_tkey, to_vid, split, recent, batch_left = n,
+              cur_id, t, cur_at, parent, bname;
       emitted := true;
     end if;
     remaining := remaining - n;
@@ -253,7 +440,7 @@ begin
   if not emitted and t > c.tick_id then
     -- only empty batches: a heartbeat row moves the position past them
     return query select format('v1:%s:0:0', t), t, (select k.tick_at from gnomon.tick k where k.tick_id = t),
-                        null::xid8, null::bigint, null::bigint, null::text, 'h'::text, null::json, null::json, null::json;
+                        null::xid8, null::bigint, null::bigint, null::text, 'h'::text, null::json, null::json, null::json, bname;
   end if;
 end $$;
 comment on function gnomon.feed_read(text, integer) is
@@ -318,16 +505,17 @@ end $$;
 comment on function gnomon.feed_ack(text, text, text) is
   'Acknowledges every event up to a position; with read_after, only if the consumer is still at it (compare-and-set). Run it in the same transaction as your own writes for exactly-once.';
 
--- Tables tracked before the feed's images became json keep change functions that return jsonb: regenerate them.
+-- The generated sources follow this file: regenerated for every tracked table whenever it changes (they changed
+-- shape: jsonb images, then after images inside _changes; branch sources came later). Branch sources only where the
+-- branch tables exist (gnomon.install_branch_objects creates both otherwise).
 do $$
 declare
-  id integer;
+  tt gnomon.tracked_table;
 begin
-  for id in select tt.table_id from gnomon.tracked_table tt
-             where not exists (select 1 from pg_proc f
-                                where f.pronamespace = 'gnomon_t'::regnamespace
-                                  and f.proname = gnomon.object_name(tt.base_name, '_changes')
-                                  and 'after_live' = any (f.proargnames)) loop
-    perform gnomon.install_objects(id);
+  for tt in select * from gnomon.tracked_table order by table_id loop
+    perform gnomon.install_changes(tt.table_id);
+    if to_regclass(format('gnomon_t.%I', gnomon.object_name(tt.base_name, '_bh'))) is not null then
+      perform gnomon.install_branch_changes(tt.table_id);
+    end if;
   end loop;
 end $$;

@@ -166,6 +166,14 @@ begin
                           from gnomon.branch x where x.branch_id = any (ids) and x.branch_id <> b.branch_id)),
       hint = format('Drop them first, or drop them all: select gnomon.branch_drop(%L, cascade => true);', branch_name);
   end if;
+  -- a consumer following one of them would lose the writes it has not read yet
+  if exists (select 1 from gnomon.consumer k where k.branch_id = any (ids)) then
+    raise exception using errcode = 'GN034',
+      message = format('branch %L is followed by feed consumers: %s', branch_name,
+                       (select string_agg(quote_literal(k.consumer_name), ', ' order by k.consumer_name)
+                          from gnomon.consumer k where k.branch_id = any (ids))),
+      hint = 'Unregister them first (gnomon.feed_unregister), so none of them misses changes silently.';
+  end if;
   for tt in select * from gnomon.tracked_table loop
     execute format('delete from gnomon_t.%I where g_branch = any ($1)', gnomon.object_name(tt.base_name, '_b')) using ids;
     execute format('delete from gnomon_t.%I where g_branch = any ($1)', gnomon.object_name(tt.base_name, '_bh')) using ids;
@@ -677,6 +685,8 @@ end $b$, bt, coalesce(key_changed, 'false'), ceq_old, cur_cols, old_cols, tab, b
       execute format('grant %s on %s to %s', grantee.p, vname, grantee.g);
     end loop;
   end if;
+  -- the change feed's sources of branch writes (and the history index they need)
+  perform gnomon.install_branch_changes(p_table_id);
 end $$;
 comment on function gnomon.install_branch_objects(integer) is
   'Internal: (re)creates a tracked table''s branch tables, read and diff functions, branch view and its write trigger.';
@@ -694,6 +704,10 @@ begin
   execute format('drop function if exists gnomon_t.%I(gnomon.point, gnomon.point)', gnomon.object_name(tt.base_name, '_dkeys'));
   execute format('drop function if exists gnomon_t.%I(gnomon.point)', gnomon.object_name(tt.base_name, '_at'));
   execute format('drop function if exists gnomon_t.%I()', gnomon.object_name(tt.base_name, '_cur'));
+  execute format('drop function if exists gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean, integer)',
+                 gnomon.object_name(tt.base_name, '_bchanges'));
+  execute format('drop function if exists gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, '
+                 'bigint, bigint, bigint, bigint, xid8, xid8, integer, gnomon.point)', gnomon.object_name(tt.base_name, '_bpage'));
   if drop_rows then
     execute format('drop table if exists gnomon_t.%I', gnomon.object_name(tt.base_name, '_b'));
     execute format('drop table if exists gnomon_t.%I', gnomon.object_name(tt.base_name, '_bh'));

@@ -1,4 +1,5 @@
--- Gnomon catalog, version 6: server incarnations, so coordinates survive crashes and failovers exactly.
+-- Gnomon catalog, version 6: server incarnations, so coordinates survive crashes and failovers exactly; feed consumers
+-- of a branch.
 --
 -- A coordinate is a snapshot: it counts every transaction below its xmax and not in its in-progress list as ended.
 -- After a crash (of the server, or of one backend, which makes PostgreSQL recover from its WAL just the same) or a
@@ -26,5 +27,9 @@ create table gnomon.incarnation (
 comment on table gnomon.incarnation is
   'Server incarnations Gnomon has seen (one per WAL-losing restart or failover) and, for each, how far its coordinates stay readable.';
 grant select on gnomon.incarnation to public;
+
+-- Change-feed consumers of a branch's writes.
+alter table gnomon.consumer add column branch_id integer;
+comment on column gnomon.consumer.branch_id is 'The branch whose writes the consumer follows; null for main.';
 
 create or replace function gnomon.catalog_version() returns integer language sql immutable as 'select 6';

@@ -33,7 +33,9 @@ import io.gnomon.sql.internal.generated.routines.FindBranch;
 import io.gnomon.sql.internal.generated.routines.FollowTableChange;
 import io.gnomon.sql.internal.generated.routines.Incarnation;
 import io.gnomon.sql.internal.generated.routines.InstallAsOf;
+import io.gnomon.sql.internal.generated.routines.InstallBranchChanges;
 import io.gnomon.sql.internal.generated.routines.InstallBranchObjects;
+import io.gnomon.sql.internal.generated.routines.InstallChanges;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
 import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.Merge;
@@ -877,6 +879,7 @@ public class Routines {
         , String start
         , Boolean withImages
         , YearToSecond maxLag
+        , String branch
     ) {
         FeedRegister f = new FeedRegister();
         f.setConsumerName(consumerName);
@@ -884,6 +887,7 @@ public class Routines {
         f.setStart(start);
         f.setWithImages(withImages);
         f.setMaxLag(maxLag);
+        f.setBranch(branch);
 
         f.execute(configuration);
         return f.getReturnValue();
@@ -898,6 +902,7 @@ public class Routines {
         , String start
         , Boolean withImages
         , YearToSecond maxLag
+        , String branch
     ) {
         FeedRegister f = new FeedRegister();
         f.setConsumerName(consumerName);
@@ -905,6 +910,7 @@ public class Routines {
         f.setStart(start);
         f.setWithImages(withImages);
         f.setMaxLag(maxLag);
+        f.setBranch(branch);
 
         return f.asField();
     }
@@ -918,6 +924,7 @@ public class Routines {
         , Field<String> start
         , Field<Boolean> withImages
         , Field<YearToSecond> maxLag
+        , Field<String> branch
     ) {
         FeedRegister f = new FeedRegister();
         f.setConsumerName(consumerName);
@@ -925,6 +932,7 @@ public class Routines {
         f.setStart(start);
         f.setWithImages(withImages);
         f.setMaxLag(maxLag);
+        f.setBranch(branch);
 
         return f.asField();
     }
@@ -1028,6 +1036,19 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.install_branch_changes</code>
+     */
+    public static void installBranchChanges(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        InstallBranchChanges p = new InstallBranchChanges();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
+    }
+
+    /**
      * Call <code>gnomon.install_branch_objects</code>
      */
     public static void installBranchObjects(
@@ -1035,6 +1056,19 @@ public class Routines {
         , Integer pTableId
     ) {
         InstallBranchObjects p = new InstallBranchObjects();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.install_changes</code>
+     */
+    public static void installChanges(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        InstallChanges p = new InstallChanges();
         p.setPTableId(pTableId);
 
         p.execute(configuration);

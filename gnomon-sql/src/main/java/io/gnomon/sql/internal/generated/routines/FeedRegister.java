@@ -54,6 +54,11 @@ public class FeedRegister extends AbstractRoutine<String> {
     public static final Parameter<YearToSecond> MAX_LAG = Internal.createParameter("max_lag", SQLDataType.INTERVAL.defaultValue(DSL.field(DSL.raw("NULL::interval"), SQLDataType.INTERVAL)), true, false);
 
     /**
+     * The parameter <code>gnomon.feed_register.branch</code>.
+     */
+    public static final Parameter<String> BRANCH = Internal.createParameter("branch", SQLDataType.CLOB.defaultValue(DSL.field(DSL.raw("'main'::text"), SQLDataType.CLOB)), true, false);
+
+    /**
      * Create a new routine call instance
      */
     public FeedRegister() {
@@ -65,6 +70,7 @@ public class FeedRegister extends AbstractRoutine<String> {
         addInParameter(START);
         addInParameter(WITH_IMAGES);
         addInParameter(MAX_LAG);
+        addInParameter(BRANCH);
     }
 
     /**
@@ -140,5 +146,20 @@ public class FeedRegister extends AbstractRoutine<String> {
      */
     public void setMaxLag(Field<YearToSecond> field) {
         setField(MAX_LAG, field);
+    }
+
+    /**
+     * Set the <code>branch</code> parameter IN value to the routine
+     */
+    public void setBranch(String value) {
+        setValue(BRANCH, value);
+    }
+
+    /**
+     * Set the <code>branch</code> parameter to the function to be used with a
+     * {@link org.jooq.Select} statement
+     */
+    public void setBranch(Field<String> field) {
+        setField(BRANCH, field);
     }
 }

@@ -118,6 +118,12 @@ public class Consumer extends TableImpl<ConsumerRecord> {
      */
     public final TableField<ConsumerRecord, String> EXPIRED_REASON = createField(DSL.name("expired_reason"), SQLDataType.CLOB, this, "");
 
+    /**
+     * The column <code>gnomon.consumer.branch_id</code>. The branch whose
+     * writes the consumer follows; null for main.
+     */
+    public final TableField<ConsumerRecord, Integer> BRANCH_ID = createField(DSL.name("branch_id"), SQLDataType.INTEGER, this, "The branch whose writes the consumer follows; null for main.");
+
     private Consumer(Name alias, Table<ConsumerRecord> aliased) {
         this(alias, aliased, (Field<?>[]) null, null);
     }

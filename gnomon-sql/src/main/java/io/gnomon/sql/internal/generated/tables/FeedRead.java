@@ -100,6 +100,11 @@ public class FeedRead extends TableImpl<FeedReadRecord> {
      */
     public final TableField<FeedReadRecord, JSON> AFTER = createField(DSL.name("after"), SQLDataType.JSON, this, "");
 
+    /**
+     * The column <code>gnomon.feed_read.branch</code>.
+     */
+    public final TableField<FeedReadRecord, String> BRANCH = createField(DSL.name("branch"), SQLDataType.CLOB, this, "");
+
     private FeedRead(Name alias, Table<FeedReadRecord> aliased) {
         this(alias, aliased, new Field[] {
             DSL.val(null, SQLDataType.CLOB),

@@ -190,6 +190,22 @@ public class ConsumerRecord extends UpdatableRecordImpl<ConsumerRecord> {
         return (String) get(11);
     }
 
+    /**
+     * Setter for <code>gnomon.consumer.branch_id</code>. The branch whose
+     * writes the consumer follows; null for main.
+     */
+    public void setBranchId(Integer value) {
+        set(12, value);
+    }
+
+    /**
+     * Getter for <code>gnomon.consumer.branch_id</code>. The branch whose
+     * writes the consumer follows; null for main.
+     */
+    public Integer getBranchId() {
+        return (Integer) get(12);
+    }
+
     // -------------------------------------------------------------------------
     // Primary key information
     // -------------------------------------------------------------------------
@@ -213,7 +229,7 @@ public class ConsumerRecord extends UpdatableRecordImpl<ConsumerRecord> {
     /**
      * Create a detached, initialised ConsumerRecord
      */
-    public ConsumerRecord(String consumerName, Integer[] tableIds, Boolean withImages, Long tickId, Long txnKey, Long vid, String startSnapshot, YearToSecond maxLag, OffsetDateTime registeredAt, OffsetDateTime ackedAt, OffsetDateTime expiredAt, String expiredReason) {
+    public ConsumerRecord(String consumerName, Integer[] tableIds, Boolean withImages, Long tickId, Long txnKey, Long vid, String startSnapshot, YearToSecond maxLag, OffsetDateTime registeredAt, OffsetDateTime ackedAt, OffsetDateTime expiredAt, String expiredReason, Integer branchId) {
         super(Consumer.CONSUMER);
 
         setConsumerName(consumerName);
@@ -228,6 +244,7 @@ public class ConsumerRecord extends UpdatableRecordImpl<ConsumerRecord> {
         setAckedAt(ackedAt);
         setExpiredAt(expiredAt);
         setExpiredReason(expiredReason);
+        setBranchId(branchId);
         resetChangedOnNotNull();
     }
 }

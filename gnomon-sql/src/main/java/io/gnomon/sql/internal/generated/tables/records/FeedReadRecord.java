@@ -174,6 +174,20 @@ public class FeedReadRecord extends TableRecordImpl<FeedReadRecord> {
         return (JSON) get(10);
     }
 
+    /**
+     * Setter for <code>gnomon.feed_read.branch</code>.
+     */
+    public void setBranch(String value) {
+        set(11, value);
+    }
+
+    /**
+     * Getter for <code>gnomon.feed_read.branch</code>.
+     */
+    public String getBranch() {
+        return (String) get(11);
+    }
+
     // -------------------------------------------------------------------------
     // Constructors
     // -------------------------------------------------------------------------
@@ -188,7 +202,7 @@ public class FeedReadRecord extends TableRecordImpl<FeedReadRecord> {
     /**
      * Create a detached, initialised FeedReadRecord
      */
-    public FeedReadRecord(String eventPosition, Long tickId, OffsetDateTime tickAt, Long xid, Long txnKey, Long vid, String tableName, String op, JSON key, JSON before, JSON after) {
+    public FeedReadRecord(String eventPosition, Long tickId, OffsetDateTime tickAt, Long xid, Long txnKey, Long vid, String tableName, String op, JSON key, JSON before, JSON after, String branch) {
         super(FeedRead.FEED_READ);
 
         setEventPosition(eventPosition);
@@ -202,6 +216,7 @@ public class FeedReadRecord extends TableRecordImpl<FeedReadRecord> {
         setKey(key);
         setBefore(before);
         setAfter(after);
+        setBranch(branch);
         resetChangedOnNotNull();
     }
 }
