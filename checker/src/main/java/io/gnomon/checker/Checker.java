@@ -138,6 +138,9 @@ public final class Checker {
     HistoryLog log = config.logging() ? HistoryLog.to(config.reportDir().resolve("history.jsonl"))
         : HistoryLog.disabled();
     Workload workload = new Workload(servers, log, config.tables(), config.isolations(), config.seed());
+    try (Connection c = servers.connect()) {
+      workload.generated(Schema.generated(c, config.tables()));
+    }
     Amcheck amcheck = new Amcheck(servers);
     GnomonConfig gc = GnomonConfig.builder().dataSource(servers.dataSource()).tickInterval(Duration.ofMillis(100))
         .build();
@@ -168,7 +171,8 @@ public final class Checker {
     History history = History.of(log.ops());
     Observations o;
     try (Connection c = servers.connect()) {
-      o = Collector.collect(c, history, config.tables(), initial, feedProblem, amcheck.runs());
+      o = Collector.collect(c, history, config.tables(), initial, feedProblem, amcheck.runs(), workload.scratchReplays(),
+          config.asyncStandby());
       o = o.withReplaysWithoutOwn(Collector.replayWithoutOwn(c, history, config.tables(), Verifier.replaySuspects(o)));
     }
     counts.put("collection and replay seconds", Math.round((System.nanoTime() - v0) / 1e8) / 10.0);

@@ -38,8 +38,9 @@ final class CheckCommand implements Command {
     }
     options.append(String.format("  --%-11s %s%n", "list-mutants", "print the mutants' names, one per line, and exit"));
     return """
-        usage: %1$s check [--duration 40s] [--sessions 8] [--tables 3] [--branches 3] [--isolation all]
-                             [--faults kill,restart,failover] [--seed S] [--report DIR] [--mutant NAME]
+        usage: %1$s check [--duration 40s] [--sessions 8] [--tables 3] [--branches 3] [--scratch 4]
+                             [--isolation all] [--faults kill,restart,failover] [--standby sync] [--seed S]
+                             [--report DIR] [--mutant NAME]
 
         Starts a throwaway PostgreSQL primary with a synchronous streaming standby, tracks a few tables, forks
         branches (some nested) during the run and merges those of main back into main, and runs concurrent
@@ -66,8 +67,8 @@ final class CheckCommand implements Command {
 
   @Override
   public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-    Options o = Options.parse(args, Set.of("duration", "sessions", "tables", "branches", "isolation", "faults", "seed",
-        "report", "mutant"), Set.of("list-mutants"));
+    Options o = Options.parse(args, Set.of("duration", "sessions", "tables", "branches", "scratch", "isolation", "faults",
+        "standby", "seed", "report", "mutant"), Set.of("list-mutants"));
     if (o.has("list-mutants")) {
       for (SqlMutant m : SqlMutant.values()) {
         out.println(m.cliName() + (m.available() ? "" : "  (slot: not built yet)"));
@@ -87,6 +88,10 @@ final class CheckCommand implements Command {
     if (o.get("branches").isPresent()) {
       b.branches(integer(o, "branches"));
     }
+    if (o.get("scratch").isPresent()) {
+      b.scratch(integer(o, "scratch"));
+    }
+    o.get("standby").ifPresent(b::standby);
     o.get("isolation").ifPresent(v -> b.isolations(list(v)));
     o.get("faults").ifPresent(v -> b.faults(list(v)));
     if (o.get("seed").isPresent()) {

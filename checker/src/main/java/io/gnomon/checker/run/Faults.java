@@ -35,6 +35,8 @@ public final class Faults implements Runnable {
   private final Map<String, Integer> done = Collections.synchronizedMap(new TreeMap<>());
   volatile Throwable failure;
   private volatile boolean stop;
+  /** Reads on scratch branches replayed before the faults. */
+  volatile int scratchReplayed;
 
   Faults(Servers servers, HistoryLog log, List<Session> sessions, List<Planned> plan, Amcheck amcheck,
       Workload workload) {
@@ -101,6 +103,11 @@ public final class Faults implements Runnable {
 
   private void inject(int no, Planned p) throws InterruptedException, SQLException {
     String detail;
+    if (servers.controlled()) {
+      // every kind empties the scratch branches (a killed backend makes the postmaster reinitialise, with crash
+      // recovery): replay their reads first, while they can be read
+      scratchReplayed += ScratchReplay.run(workload);
+    }
     long t0 = System.nanoTime();
     switch (p.kind()) {
       case "kill" -> {
@@ -143,11 +150,26 @@ public final class Faults implements Runnable {
           standby = newStandby();
         }
         PgCluster old = servers.primary();
-        detail = "SIGKILL of the primary on port " + old.port() + ", promotion of the synchronous standby on port "
-            + standby.port();
-        logFault(no, p.kind(), "start", detail);
+        if (servers.synchronous()) {
+          detail = "SIGKILL of the primary on port " + old.port() + ", promotion of the synchronous standby on port "
+              + standby.port();
+          logFault(no, p.kind(), "start", detail);
+        } else {
+          // an asynchronous standby that lags: cut off from the primary for a while before the primary dies, so that
+          // the commits acknowledged meanwhile are lost by the failover (a standby that keeps up would lose none)
+          long lag = 200 + p.target() % 600;
+          detail = "the asynchronous standby on port " + standby.port() + " cut off from the primary on port "
+              + old.port() + " for " + lag + " ms (commits acknowledged meanwhile are lost), then SIGKILL of the "
+              + "primary and promotion of the standby";
+          logFault(no, p.kind(), "start", detail);
+          conninfo(standby, "''");
+          Thread.sleep(lag);
+        }
         old.crash();
         standby.promote();
+        if (!servers.synchronous()) {
+          conninfo(standby, "default"); // its next standbys copy its configuration
+        }
         servers.promoted(standby);
       }
       default -> throw new IllegalArgumentException("unknown fault " + p.kind());
@@ -159,6 +181,14 @@ public final class Faults implements Runnable {
     if ("failover".equals(p.kind()) && !stop && !workload.stopping() && plan.subList(no, plan.size()).stream()
         .anyMatch(q -> "failover".equals(q.kind()))) {
       newStandby(); // for the next failover
+    }
+  }
+
+  /** Sets (a quoted value) or resets ({@code default}) a server's primary_conninfo, and reloads it. */
+  private static void conninfo(PgCluster server, String value) throws SQLException {
+    try (Connection c = server.connect("postgres"); java.sql.Statement st = c.createStatement()) {
+      st.execute("alter system set primary_conninfo = " + value);
+      st.execute("select pg_reload_conf()");
     }
   }
 
