@@ -110,6 +110,11 @@ public final class Checker {
     Map<Integer, Map<Long, Long>> initial = Schema.create(servers.dataSource(), config.tables());
     try (Connection c = servers.connect()) {
       if (config.mutant() != null) {
+        if (config.scratch() > 0) {
+          // the first scratch branch makes Gnomon regenerate the read functions (to read the unlogged partitions),
+          // which would undo a mutant made in them: make one first (s0, never used)
+          Schema.createBranch(c, "s0", "main", true);
+        }
         Mutants.apply(c, config.mutant(), config.tables());
         notes.add("Mutant " + config.mutant().cliName() + ": " + config.mutant().description() + ".");
       }

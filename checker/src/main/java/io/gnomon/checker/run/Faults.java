@@ -105,7 +105,8 @@ public final class Faults implements Runnable {
     String detail;
     if (servers.controlled()) {
       // every kind empties the scratch branches (a killed backend makes the postmaster reinitialise, with crash
-      // recovery): replay their reads first, while they can be read
+      // recovery): replay their reads first, while they can be read (and once more just before the crash, for the
+      // reads made meanwhile; a kill waits for a commit instead)
       scratchReplayed += ScratchReplay.run(workload);
     }
     long t0 = System.nanoTime();
@@ -141,6 +142,7 @@ public final class Faults implements Runnable {
       case "restart" -> {
         detail = "SIGKILL of the postmaster on port " + servers.primary().port() + ", then crash recovery";
         logFault(no, p.kind(), "start", detail);
+        scratchReplayed += ScratchReplay.run(workload);
         servers.primary().crash();
         servers.primary().start();
       }
@@ -165,6 +167,7 @@ public final class Faults implements Runnable {
           conninfo(standby, "''");
           Thread.sleep(lag);
         }
+        scratchReplayed += ScratchReplay.run(workload);
         old.crash();
         standby.promote();
         if (!servers.synchronous()) {

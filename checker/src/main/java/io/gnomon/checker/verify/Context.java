@@ -19,7 +19,7 @@ final class Context {
    * reinitialises with crash recovery; of the postmaster; of the primary at a failover), not pg_terminate_backend.
    */
   final List<Long> crashes = new java.util.ArrayList<>();
-  /** The op numbers at which failovers began. */
+  /** The op numbers at which failovers ended (the promoted standby serves). */
   final List<Long> failovers = new java.util.ArrayList<>();
   /**
    * Writing transactions whose commit was acknowledged (or whose outcome is unknown) before a failover to an
@@ -40,7 +40,7 @@ final class Context {
           crashes.add(at);
         }
         if ("failover".equals(f.kind())) {
-          failovers.add(at);
+          failovers.add(f.id()); // an asynchronous standby may lack what was acknowledged until the primary died
         }
       }
     }
