@@ -106,7 +106,8 @@ class CheckIT {
     System.out.println("CheckIT mutant " + mutant + ": seed " + seed);
     boolean branches = mutant.startsWith("branch") || mutant.startsWith("merge");
     CheckConfig config = CheckConfig.builder().duration(Duration.ofSeconds(6)).sessions(6).tables(2)
-        .branches(branches ? 3 : 0).faults(List.of()).seed(seed).mutant(mutant).reportDir(dir).build();
+        .branches(branches ? 3 : 0).scratch(branches ? 2 : 0).faults(List.of()).seed(seed).mutant(mutant).reportDir(dir)
+        .build();
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     CheckResult r = Checker.run(config, new PrintStream(console, true, StandardCharsets.UTF_8));
     assertEquals(CheckResult.VIOLATION, r.status(), r.verdict() + " (seed " + seed + ")\n" + console);

@@ -124,6 +124,9 @@ public final class Faults implements Runnable {
             + (s.committing ? " while it was committing" : p.midCommit() ? " (it was not committing)" : "");
         logFault(no, p.kind(), "start", detail);
         if (servers.controlled()) {
+          if (!p.midCommit()) {
+            scratchReplayed += ScratchReplay.run(workload); // the reads made since, once more
+          }
           try {
             servers.primary().killBackend(pid);
           } catch (IllegalArgumentException e) {

@@ -73,8 +73,8 @@ final class Merger implements Runnable {
     List<String> logged = List.copyOf(w.logged);
     String source;
     String target;
-    int pick = no <= 2 ? 0 : rnd.nextInt(100);
-    String b = logged.get(no <= 2 ? 0 : rnd.nextInt(logged.size()));
+    int pick = no <= 3 ? 0 : rnd.nextInt(100);
+    String b = logged.get(no <= 3 ? 0 : rnd.nextInt(logged.size()));
     if (pick < 40 || logged.size() < 2 && pick >= 60) {
       source = b;
       target = "main";
@@ -88,8 +88,8 @@ final class Merger implements Runnable {
       target = others.get(rnd.nextInt(others.size()));
     }
     // the first two merges, a branch into main with strategy theirs, are the ones the mutant merge-drops-side must
-    // not pass
-    String strategy = no <= 2 ? "theirs" : STRATEGIES.get(rnd.nextInt(STRATEGIES.size()));
+    // not pass; the third, the same pair with fail, is likely to meet conflicts
+    String strategy = no <= 2 ? "theirs" : no == 3 ? "fail" : STRATEGIES.get(rnd.nextInt(STRATEGIES.size()));
     String rule = "fail".equals(strategy) ? "conflict" : RULES.get(rnd.nextInt(2));
     for (int attempt = 0; attempt < 8 && !w.stopping; attempt++) {
       boolean alone = attempt >= 3;
@@ -327,14 +327,8 @@ final class Merger implements Runnable {
           }
         }
       } else {
-        try (PreparedStatement sh = c.prepareStatement("insert into " + Schema.branchShadow(tbl) + " (b, id, v) "
-            + "select ?, r.id, r.v from unnest(?::int[], ?::bigint[]) r(id, v) on conflict (b, id) do update set "
-            + "v = excluded.v")) {
-          sh.setString(1, br);
-          sh.setArray(2, c.createArrayOf("integer", rows.stream().map(r -> (int) r[0]).toArray()));
-          sh.setArray(3, c.createArrayOf("bigint", rows.stream().map(r -> r[2] == 2 ? null : r[1]).toArray()));
-          sn = sh.executeUpdate();
-        }
+        sn = Schema.writeBranchShadow(c, tbl, br, rows.stream().map(r -> r[0]).toList(),
+            rows.stream().map(r -> r[2] == 2 ? null : r[1]).toList());
       }
     }
     log(txn, br, Op.of("merge_write").table(tbl).rows(rows).shadow(sn).outcome("ok"));

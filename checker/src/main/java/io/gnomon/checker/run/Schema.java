@@ -43,6 +43,21 @@ public final class Schema {
     return "ck_bs" + tbl;
   }
 
+  /**
+   * Writes what branch writes left in the branch shadow of table {@code tbl}: {@code values} by key, null for a key
+   * deleted on the branch. Returns the rows written.
+   */
+  static int writeBranchShadow(Connection c, int tbl, String branch, List<Long> keys, List<Long> values)
+      throws SQLException {
+    try (PreparedStatement sh = c.prepareStatement("insert into " + branchShadow(tbl) + " (b, id, v) select ?, r.id, "
+        + "r.v from unnest(?::int[], ?::bigint[]) r(id, v) on conflict (b, id) do update set v = excluded.v")) {
+      sh.setString(1, branch);
+      sh.setArray(2, c.createArrayOf("integer", keys.stream().map(Long::intValue).toArray()));
+      sh.setArray(3, c.createArrayOf("bigint", values.toArray()));
+      return sh.executeUpdate();
+    }
+  }
+
   /** Scratch branch {@code i} (1-based): {@code s1}, {@code s2}, ... */
   public static String scratch(int i) {
     return "s" + i;

@@ -301,13 +301,8 @@ final class Session implements Runnable {
 
   /** The same change in the branch shadow: (branch, key) → the value the write left, null for a delete. */
   private int branchShadow(int tbl, String op, List<long[]> rows) throws SQLException {
-    try (PreparedStatement sh = c.prepareStatement("insert into " + Schema.branchShadow(tbl) + " (b, id, v) select ?, "
-        + "r.id, r.v from unnest(?::int[], ?::bigint[]) r(id, v) on conflict (b, id) do update set v = excluded.v")) {
-      sh.setString(1, branch);
-      sh.setArray(2, c.createArrayOf("integer", rows.stream().map(r -> (int) r[0]).toArray()));
-      sh.setArray(3, c.createArrayOf("bigint", rows.stream().map(r -> "delete".equals(op) ? null : r[1]).toArray()));
-      return sh.executeUpdate();
-    }
+    return Schema.writeBranchShadow(c, tbl, branch, rows.stream().map(r -> r[0]).toList(),
+        rows.stream().map(r -> "delete".equals(op) ? null : r[1]).toList());
   }
 
   /** Changes a row's key (and value): a delete of the old key and an insert of the new one, in the history. */

@@ -55,6 +55,14 @@ final class ReplayCheck {
             continue;
           }
         }
+        if (error != null && error.startsWith("GN050") && read.br() != null && c.o.asyncStandby()
+            && "missing".equals(c.o.branchStatus().get(read.br()))
+            && c.failovers.stream().anyMatch(x -> x > read.id())) {
+          f.lost("branch reads not replayable (branch lost by async failover)", () -> c.name(t) + " read "
+              + Context.table(read.tbl()) + " keys " + read.lo() + ".." + read.hi() + " on branch " + read.br()
+              + " (op #" + read.id() + "), whose creation the asynchronous failover lost");
+          continue;
+        }
         if (error != null) {
           String err = error;
           Long own = c.o.markers().getOrDefault(t.no(), t.xid());

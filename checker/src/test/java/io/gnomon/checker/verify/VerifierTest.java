@@ -658,4 +658,28 @@ class VerifierTest {
     assertTrue(v.violations().containsKey("vid-backwards"), v.byKind().toString());
     assertTrue(v.first("vid-backwards").witness().contains("branch b1"), v.first("vid-backwards").witness());
   }
+
+  @Test
+  void aBranchWhoseCreationAnAsynchronousFailoverLostIsListedWithItsReads() {
+    for (boolean async : new boolean[] {false, true}) {
+      World w = new World();
+      w.async = async;
+      w.op(0, Op.of("branch").branch("b2").forked("main", "v1:1:1:").outcome("ok"));
+      w.begin(3, null);
+      Op read = w.op(3, Op.of("read").table(1).read("v1:1:1:", 0, 0).rows(List.of(new long[] {0, -1})).branch("b2")
+          .outcome("ok"));
+      w.commit(3, "ok");
+      fault(w, 1, "failover");
+      w.branchStatus.put("b2", "missing");
+      w.replayErrors.put(read.id(), "GN050 branch 'b2' does not exist");
+      Verification v = w.verify();
+      if (async) {
+        assertTrue(v.valid(), v.witnesses().toString());
+        assertEquals(1, v.checked().get("branches lost by async failover"));
+        assertEquals(1, v.checked().get("branch reads not replayable (branch lost by async failover)"));
+      } else {
+        assertEquals(java.util.Set.of("branch-lost", "replay-error"), v.violations().keySet());
+      }
+    }
+  }
 }
