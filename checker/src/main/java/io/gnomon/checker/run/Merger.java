@@ -35,6 +35,8 @@ final class Merger implements Runnable {
   private final long firstAt;
   private final long every;
   private int no;
+  /** The strategy and rule the last committed merge declared (null: not known), so as not to declare them again. */
+  private String declared;
   volatile Throwable failure;
 
   /**
@@ -73,8 +75,16 @@ final class Merger implements Runnable {
     List<String> logged = List.copyOf(w.logged);
     String source;
     String target;
-    int pick = no <= 3 ? 0 : rnd.nextInt(100);
-    String b = logged.get(no <= 3 ? 0 : rnd.nextInt(logged.size()));
+    int pick = rnd.nextInt(100);
+    String b = logged.get(rnd.nextInt(logged.size()));
+    if (no <= 2) { // b1 into main with theirs: the merges the mutant merge-drops-side must not pass
+      pick = 0;
+      b = logged.get(0);
+    } else if (no == 4) { // the newest branch forked from main into main, its first merge: likely conflicts
+      pick = 0;
+      b = logged.stream().filter(x -> "main".equals(Schema.parent(Integer.parseInt(x.substring(1)))))
+          .reduce((x, y) -> y).orElse(logged.get(0));
+    }
     if (pick < 40 || logged.size() < 2 && pick >= 60) {
       source = b;
       target = "main";
@@ -87,9 +97,7 @@ final class Merger implements Runnable {
       others.remove(b);
       target = others.get(rnd.nextInt(others.size()));
     }
-    // the first two merges, a branch into main with strategy theirs, are the ones the mutant merge-drops-side must
-    // not pass; the third, the same pair with fail, is likely to meet conflicts
-    String strategy = no <= 2 ? "theirs" : no == 3 ? "fail" : STRATEGIES.get(rnd.nextInt(STRATEGIES.size()));
+    String strategy = no <= 2 ? "theirs" : no == 4 ? "fail" : STRATEGIES.get(rnd.nextInt(STRATEGIES.size()));
     String rule = "fail".equals(strategy) ? "conflict" : RULES.get(rnd.nextInt(2));
     for (int attempt = 0; attempt < 8 && !w.stopping; attempt++) {
       boolean alone = attempt >= 3;
@@ -127,10 +135,21 @@ final class Merger implements Runnable {
     long t0 = System.nanoTime();
     boolean atCommit = false;
     try (Connection c = w.servers.connect()) {
+      if (!(strategy + "/" + rule).equals(declared)) {
+        // declared in a transaction of their own (only the merges declare them), so that the merge's snapshot is
+        // taken by gnomon.merge itself: the shorter the time between snapshot and merge, the fewer serialization
+        // failures when a session writes a row the merge locks
+        for (int t = 1; t <= w.tables; t++) {
+          exec(c, "select gnomon.set_merge_strategy(?, 'v', ?)", "public." + Schema.tracked(t), strategy);
+          exec(c, "select gnomon.set_merge_rule(?, ?)", "public." + Schema.tracked(t), rule);
+        }
+        declared = strategy + "/" + rule;
+      }
       c.setAutoCommit(false);
       c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
       try {
         Map<Integer, String[]> generated = w.generated;
+        Step first = runMerge(c, source, target);
         try (PreparedStatement ps = c.prepareStatement(
             "insert into ck_txn (txn, session, xid) values (?, 0, pg_current_xact_id()) returning xid::text")) {
           ps.setLong(1, txn);
@@ -139,20 +158,24 @@ final class Merger implements Runnable {
             log(txn, br, Op.of("begin").xid(rs.getString(1)).outcome("ok"));
           }
         }
+        log(txn, br, Op.of("merge").merge(source, target, strategy + "/" + rule, first.id(), first.text())
+            .outcome("ok"));
+        // ours and theirs as the merge saw them: as of the transaction's snapshot, without its own writes
         for (int t = 1; t <= w.tables; t++) {
-          exec(c, "select gnomon.set_merge_strategy(?, 'v', ?)", "public." + Schema.tracked(t), strategy);
-          exec(c, "select gnomon.set_merge_rule(?, ?)", "public." + Schema.tracked(t), rule);
+          log(txn, br, Op.of("merge_ours").table(t).rows(state(c, generated, t, target, first.coordinate()))
+              .outcome("ok"));
+          log(txn, br, Op.of("merge_theirs").table(t).rows(state(c, generated, t, source, first.coordinate()))
+              .outcome("ok"));
         }
-        for (int t = 1; t <= w.tables; t++) {
-          log(txn, br, Op.of("merge_ours").table(t).rows(state(c, generated, t, target)).outcome("ok"));
-          log(txn, br, Op.of("merge_theirs").table(t).rows(state(c, generated, t, source)).outcome("ok"));
-        }
-        String status = mergeStep(c, txn, br, generated, source, target, strategy + "/" + rule);
-        String outcome = status;
-        if ("conflicts".equals(status)) {
+        logStep(c, txn, br, generated, target, first);
+        String outcome = first.status();
+        if ("conflicts".equals(first.status())) {
           resolve(c, txn, br);
-          String again = mergeStep(c, txn, br, generated, source, target, strategy + "/" + rule);
-          outcome = "conflicts, then " + again + " once resolved";
+          Step again = runMerge(c, source, target);
+          log(txn, br, Op.of("merge").merge(source, target, strategy + "/" + rule, again.id(), again.text())
+              .outcome("ok"));
+          logStep(c, txn, br, generated, target, again);
+          outcome = "conflicts, then " + again.status() + " once resolved";
         }
         atCommit = true;
         c.commit();
@@ -182,25 +205,27 @@ final class Merger implements Runnable {
     }
   }
 
-  /** Runs gnomon.merge and logs it, its base, its conflicts, the rows it wrote and the target after it. */
-  private String mergeStep(Connection c, long txn, String br, Map<Integer, String[]> generated, String source,
-      String target, String strategy) throws SQLException {
-    long id;
-    String status;
-    String text;
+  /** A gnomon.merge call: the merge's id, status, status in words, and the coordinate of its snapshot. */
+  private record Step(long id, String status, String text, String coordinate) {}
+
+  /** Runs gnomon.merge (the transaction's first statement takes its snapshot). */
+  private static Step runMerge(Connection c, String source, String target) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("select merge_id, status, status || ' (' || adds || ' adds, ' "
-        + "|| modifications || ' modifications, ' || deletes || ' deletes, ' || conflicts || ' conflicts)' "
-        + "from gnomon.merge(?, ?)")) {
+        + "|| modifications || ' modifications, ' || deletes || ' deletes, ' || conflicts || ' conflicts)', "
+        + "gnomon.coordinate() from gnomon.merge(?, ?)")) {
       ps.setString(1, source);
       ps.setString(2, target);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        id = rs.getLong(1);
-        status = rs.getString(2);
-        text = rs.getString(3);
+        return new Step(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4));
       }
     }
-    log(txn, br, Op.of("merge").merge(source, target, strategy, id, text).outcome("ok"));
+  }
+
+  /** Logs a merge's base, its conflicts, the rows it wrote and the target after it. */
+  private void logStep(Connection c, long txn, String br, Map<Integer, String[]> generated, String target, Step step)
+      throws SQLException {
+    long id = step.id();
     for (int t = 1; t <= w.tables; t++) {
       List<long[]> base = rows(c, "select id::bigint, v from gnomon_t.\"" + generated.get(t)[2]
           + "\"((select base from gnomon.merge where merge_id = ?))", id);
@@ -221,9 +246,8 @@ final class Merger implements Runnable {
         log(txn, br, Op.of("merge_conflicts").table(t).rows(conflicts).outcome("ok"));
       }
       written(c, txn, br, generated, t, target);
-      log(txn, br, Op.of("merge_result").table(t).rows(state(c, generated, t, target)).outcome("ok"));
+      log(txn, br, Op.of("merge_result").table(t).rows(state(c, generated, t, target, null)).outcome("ok"));
     }
-    return status;
   }
 
   /**
@@ -267,9 +291,18 @@ final class Merger implements Runnable {
     byTable.forEach((t, rows) -> log(txn, br, Op.of("merge_resolve").table(t).rows(rows).outcome("ok")));
   }
 
-  /** A table's rows at main or a branch, now (in the merge's snapshot, with its own writes). */
-  private static List<long[]> state(Connection c, Map<Integer, String[]> generated, int tbl, String at)
-      throws SQLException {
+  /**
+   * A table's rows at main or a branch: as of a coordinate, or now (null: in the merge's snapshot, with its own
+   * writes).
+   */
+  private static List<long[]> state(Connection c, Map<Integer, String[]> generated, int tbl, String at,
+      String coordinate) throws SQLException {
+    if (coordinate != null) {
+      return "main".equals(at)
+          ? rows(c, "select id::bigint, v from gnomon_t.\"" + generated.get(tbl)[0] + "\"(?::text)", coordinate)
+          : rows(c, "select id::bigint, v from gnomon_t.\"" + generated.get(tbl)[2] + "\"(gnomon.point(?, ?))", at,
+              coordinate);
+    }
     return "main".equals(at) ? rows(c, "select id::bigint, v from " + Schema.tracked(tbl))
         : rows(c, "select id::bigint, v from gnomon_t.\"" + generated.get(tbl)[2] + "\"(gnomon.point(?))", at);
   }
