@@ -35,8 +35,6 @@ final class Merger implements Runnable {
   private final long firstAt;
   private final long every;
   private int no;
-  /** The strategy and rule the last committed merge declared (null: not known), so as not to declare them again. */
-  private String declared;
   volatile Throwable failure;
 
   /**
@@ -135,15 +133,13 @@ final class Merger implements Runnable {
     long t0 = System.nanoTime();
     boolean atCommit = false;
     try (Connection c = w.servers.connect()) {
-      if (!(strategy + "/" + rule).equals(declared)) {
-        // declared in a transaction of their own (only the merges declare them), so that the merge's snapshot is
-        // taken by gnomon.merge itself: the shorter the time between snapshot and merge, the fewer serialization
-        // failures when a session writes a row the merge locks
-        for (int t = 1; t <= w.tables; t++) {
-          exec(c, "select gnomon.set_merge_strategy(?, 'v', ?)", "public." + Schema.tracked(t), strategy);
-          exec(c, "select gnomon.set_merge_rule(?, ?)", "public." + Schema.tracked(t), rule);
-        }
-        declared = strategy + "/" + rule;
+      // declared in a transaction of their own (only the merges declare them), so that the merge's snapshot is taken
+      // by gnomon.merge itself: the shorter the time between snapshot and merge, the fewer serialization failures
+      // when a session writes a row the merge locks. Declared again before every attempt, on the server the merge
+      // runs on: an asynchronous failover may have lost an earlier declaration
+      for (int t = 1; t <= w.tables; t++) {
+        exec(c, "select gnomon.set_merge_strategy(?, 'v', ?)", "public." + Schema.tracked(t), strategy);
+        exec(c, "select gnomon.set_merge_rule(?, ?)", "public." + Schema.tracked(t), rule);
       }
       c.setAutoCommit(false);
       c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);

@@ -33,7 +33,7 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     Thread faultThread = new Thread(faults, "checker-faults");
     faultThread.setDaemon(true);
     long ms = config.duration().toMillis();
-    Merger merger = new Merger(workload, ms * 2 / 5, Math.max(200, ms / 16));
+    Merger merger = new Merger(workload, ms / 2, Math.max(200, ms / 16));
     Thread mergeThread = new Thread(merger, "checker-merges");
     mergeThread.setDaemon(true);
     long t0 = System.nanoTime();
