@@ -102,13 +102,29 @@ public final class Faults implements Runnable {
   }
 
   private void inject(int no, Planned p) throws InterruptedException, SQLException {
-    String detail;
     if (servers.controlled()) {
       // every kind empties the scratch branches (a killed backend makes the postmaster reinitialise, with crash
       // recovery): replay their reads first, while they can be read (and once more just before the crash, for the
       // reads made meanwhile; a kill waits for a commit instead)
       scratchReplayed += ScratchReplay.run(workload);
     }
+    // no branch is created while the fault is under way: a scratch branch created after the fault's start op must
+    // not have been emptied by it
+    workload.branchLock.lock();
+    try {
+      injectLocked(no, p);
+    } finally {
+      workload.branchLock.unlock();
+    }
+    amcheck.run("after fault #" + no + " (" + p.kind() + ")");
+    if ("failover".equals(p.kind()) && !stop && !workload.stopping() && plan.subList(no, plan.size()).stream()
+        .anyMatch(q -> "failover".equals(q.kind()))) {
+      newStandby(); // for the next failover
+    }
+  }
+
+  private void injectLocked(int no, Planned p) throws InterruptedException, SQLException {
+    String detail;
     long t0 = System.nanoTime();
     switch (p.kind()) {
       case "kill" -> {
@@ -183,11 +199,6 @@ public final class Faults implements Runnable {
     long recovered = (System.nanoTime() - t0) / 1_000_000;
     done.merge(p.kind(), 1, Integer::sum);
     logFault(no, p.kind(), "end", detail + "; serving again after " + recovered + " ms");
-    amcheck.run("after fault #" + no + " (" + p.kind() + ")");
-    if ("failover".equals(p.kind()) && !stop && !workload.stopping() && plan.subList(no, plan.size()).stream()
-        .anyMatch(q -> "failover".equals(q.kind()))) {
-      newStandby(); // for the next failover
-    }
   }
 
   /** Sets (a quoted value) or resets ({@code default}) a server's primary_conninfo, and reloads it. */

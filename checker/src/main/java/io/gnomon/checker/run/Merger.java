@@ -35,6 +35,8 @@ final class Merger implements Runnable {
   private final long firstAt;
   private final long every;
   private int no;
+  /** Merges that committed. */
+  private int done;
   volatile Throwable failure;
 
   /**
@@ -57,8 +59,11 @@ final class Merger implements Runnable {
           Thread.sleep(20);
           continue;
         }
-        mergeOnce();
+        mergeOnce(false);
         next = w.log.elapsedMillis() + every / 2 + rnd.nextLong(Math.max(1, every));
+      }
+      if (done == 0 && !w.logged.isEmpty()) {
+        mergeOnce(true); // none got through while the sessions ran (a short run, a loaded machine): one now, alone
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -67,8 +72,11 @@ final class Merger implements Runnable {
     }
   }
 
-  /** Picks a pair and a strategy, and merges (retrying serialization failures, then alone). */
-  private void mergeOnce() {
+  /**
+   * Picks a pair and a strategy, and merges (retrying serialization failures, then alone). {@code last}: the
+   * workload is stopping; merge anyway.
+   */
+  private void mergeOnce(boolean last) {
     no++;
     List<String> logged = List.copyOf(w.logged);
     String source;
@@ -97,8 +105,8 @@ final class Merger implements Runnable {
     }
     String strategy = no <= 2 ? "theirs" : no == 4 ? "fail" : STRATEGIES.get(rnd.nextInt(STRATEGIES.size()));
     String rule = "fail".equals(strategy) ? "conflict" : RULES.get(rnd.nextInt(2));
-    for (int attempt = 0; attempt < 8 && !w.stopping; attempt++) {
-      boolean alone = attempt >= 3;
+    for (int attempt = 0; attempt < 8 && (last || !w.stopping); attempt++) {
+      boolean alone = attempt >= 3 || last;
       if (attempt > 0) {
         try {
           Thread.sleep(Math.min(1000, 50L << attempt)); // a fault may be under way
@@ -114,6 +122,7 @@ final class Merger implements Runnable {
         String outcome = merge(source, target, strategy, rule, alone);
         if (outcome != null) {
           w.merges.merge(outcome, 1, Integer::sum);
+          done += outcome.startsWith("failed") || outcome.startsWith("unknown") ? 0 : 1;
           return;
         }
         w.merges.merge("retried after a serialization failure or a fault", 1, Integer::sum);

@@ -29,6 +29,8 @@ public final class Workload {
   final java.util.Map<Long, Object> scratchReplays = new java.util.concurrent.ConcurrentHashMap<>();
   /** The generated objects of each table (see {@link Schema#generated}), once Gnomon tracks them. */
   volatile java.util.Map<Integer, String[]> generated;
+  /** Held while a fault is under way, and while a branch is created and logged: never both. */
+  final java.util.concurrent.locks.ReentrantLock branchLock = new java.util.concurrent.locks.ReentrantLock();
   /** Merges by status, and their retries. */
   final java.util.Map<String, Integer> merges = java.util.Collections.synchronizedMap(new java.util.TreeMap<>());
   /** Transactions committed (acknowledged), failed, unknown; reads. */

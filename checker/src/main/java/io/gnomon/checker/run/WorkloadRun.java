@@ -46,35 +46,17 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     long every = config.duration().toSeconds() >= 30 ? 5_000_000_000L : 2_000_000_000L;
     long nextPrint = t0 + every;
     String problem = null;
-    int created = 0;
-    int scratch = 0;
-    int scratchSkipped = 0;
+    Forks forks = new Forks();
     // the workload runs its duration, and on until every planned fault has struck (bounded), so that a loaded
     // machine that delays the faults still gets every kind
     long hardEnd = end + 120_000_000_000L;
     while ((System.nanoTime() < end || faultThread.isAlive() && System.nanoTime() < hardEnd) && problem == null) {
       Thread.sleep(50);
-      if (created < config.branches() && System.nanoTime() - t0 >= branchAt(config, created + 1)) {
-        if (createBranch(servers, workload, Schema.branch(created + 1), Schema.parent(created + 1), false) != null) {
-          created++;
-        }
-      }
-      if (scratch < config.scratch() && System.nanoTime() - t0 >= scratchAt(config, scratch + 1)) {
-        int i = scratch + 1;
-        String parent = i % 2 == 0 ? Schema.scratch(i - 1) : i % 4 == 3 && !workload.logged.isEmpty()
-            ? workload.logged.get(0) : "main";
-        if (i % 2 == 0 && !workload.scratch.contains(parent)) {
-          scratch++; // its parent is lost (a crash emptied it) or was never made: no nested scratch branch this time
-          scratchSkipped++;
-        } else {
-          try {
-            if (createBranch(servers, workload, Schema.scratch(i), parent, true) != null) {
-              scratch++;
-            }
-          } catch (ParentLost e) {
-            scratch++;
-            scratchSkipped++;
-          }
+      if (workload.branchLock.tryLock()) { // not while a fault is under way (see Faults)
+        try {
+          forks.step(config, servers, workload, System.nanoTime() - t0);
+        } finally {
+          workload.branchLock.unlock();
         }
       }
       if (merger.failure != null && problem == null) {
@@ -104,14 +86,47 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     counts.put("reads", workload.reads.get());
     counts.put("ops logged", workload.log.count());
     counts.put("workload seconds", Math.round((System.nanoTime() - t0) / 1e8) / 10.0);
-    counts.put("branches created", created);
-    counts.put("scratch branches created", scratch - scratchSkipped);
-    counts.put("scratch branches not created (parent lost)", scratchSkipped);
+    counts.put("branches created", forks.created);
+    counts.put("scratch branches created", forks.scratch - forks.skipped);
+    counts.put("scratch branches not created (parent lost)", forks.skipped);
     counts.put("merges", new java.util.TreeMap<>(workload.merges));
     counts.put("faults planned", plan.size());
     counts.put("faults", faults.done());
     counts.put("scratch branch reads replayed before a fault", faults.scratchReplayed);
     return new WorkloadRun(counts, problem);
+  }
+
+  /** The branches forked so far, logged and scratch, and the scratch ones skipped because their parent was lost. */
+  private static final class Forks {
+    int created;
+    int scratch;
+    int skipped;
+
+    /** Forks the branches whose time has come ({@code elapsed} nanoseconds into the run). */
+    void step(CheckConfig config, Servers servers, Workload workload, long elapsed) {
+      if (created < config.branches() && elapsed >= branchAt(config, created + 1)
+          && createBranch(servers, workload, Schema.branch(created + 1), Schema.parent(created + 1), false) != null) {
+        created++;
+      }
+      if (scratch < config.scratch() && elapsed >= scratchAt(config, scratch + 1)) {
+        int i = scratch + 1;
+        String parent = i % 2 == 0 ? Schema.scratch(i - 1) : i % 4 == 3 && !workload.logged.isEmpty()
+            ? workload.logged.get(0) : "main";
+        if (i % 2 == 0 && !workload.scratch.contains(parent)) {
+          scratch++; // its parent is lost (a crash emptied it) or was never made: no nested scratch branch this time
+          skipped++;
+          return;
+        }
+        try {
+          if (createBranch(servers, workload, Schema.scratch(i), parent, true) != null) {
+            scratch++;
+          }
+        } catch (ParentLost e) {
+          scratch++;
+          skipped++;
+        }
+      }
+    }
   }
 
   /** When branch {@code i} of N is forked: from 10% to 50% of the run, evenly. */
