@@ -17,8 +17,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param sessions concurrent client sessions
  * @param tables tracked tables (each with an untracked shadow)
  * @param branches branches forked during the run; sessions read and write them
+ * @param scratch scratch (unlogged) branches forked during the run: a crash or failover empties them
  * @param isolations the isolation levels transactions pick from: {@code rc}, {@code rr}, {@code ser}
  * @param faults the fault kinds to inject: {@code kill}, {@code restart}, {@code failover}; empty for none
+ * @param standby {@code sync} (a failover loses no acknowledged commit) or {@code async} (it may: the losses are
+ *     reported, and what survived is verified)
  * @param seed the seed of every random choice (workload and fault schedule)
  * @param reportDir where the report goes
  * @param mutant the deliberately broken variant to run against, or null for Gnomon as it is
@@ -29,8 +32,10 @@ public record CheckConfig(
     int sessions,
     int tables,
     int branches,
+    int scratch,
     List<String> isolations,
     List<String> faults,
+    String standby,
     long seed,
     Path reportDir,
     SqlMutant mutant,
@@ -45,6 +50,14 @@ public record CheckConfig(
   /** The fault kinds, by option value. */
   public static final List<String> FAULTS = List.of("kill", "restart", "failover");
 
+  /** The standby modes, by option value. */
+  public static final List<String> STANDBYS = List.of("sync", "async");
+
+  /** Whether failover may lose acknowledged commits (an asynchronous standby). */
+  public boolean asyncStandby() {
+    return "async".equals(standby);
+  }
+
   public CheckConfig {
     isolations = List.copyOf(isolations);
     faults = List.copyOf(faults);
@@ -57,8 +70,12 @@ public record CheckConfig(
     k.put("sessions", "8 — concurrent client sessions, 1 to 64");
     k.put("tables", "3 — tracked tables, each with an untracked shadow, 1 to 20");
     k.put("branches", "3 — branches forked during the run (odd ones from main, even ones from the previous: nested), 0 to 20");
+    k.put("scratch", "4 — scratch (unlogged) branches forked during the run (odd ones from main or a branch, even ones "
+        + "from the previous scratch one: nested); a crash or failover empties them, 0 to 20");
     k.put("isolation", "all — rc, rr, ser, or all: the levels transactions pick from (comma-separated)");
     k.put("faults", "kill,restart,failover — the faults to inject, or none (with GNOMON_JDBC_URL: kill only)");
+    k.put("standby", "sync — the failover standby: sync (a failover must lose no acknowledged commit) or async (it may: "
+        + "what was lost is reported, and what survived is verified)");
     k.put("seed", "random — the seed of the workload and of the fault schedule; printed, so a run can be repeated");
     k.put("report", ".gnomon/check/<time>-<seed> — the report's directory");
     k.put("mutant", "none — run against a deliberately broken Gnomon (see --list-mutants); must end in exit 1");
@@ -75,6 +92,8 @@ public record CheckConfig(
     private int sessions = 8;
     private int tables = 3;
     private int branches = 3;
+    private int scratch = 4;
+    private String standby = "sync";
     private List<String> isolations = ISOLATIONS;
     private List<String> faults = FAULTS;
     private Long seed;
@@ -102,6 +121,17 @@ public record CheckConfig(
 
     public Builder branches(int n) {
       this.branches = n;
+      return this;
+    }
+
+    public Builder scratch(int n) {
+      this.scratch = n;
+      return this;
+    }
+
+    /** {@code sync} or {@code async}. */
+    public Builder standby(String mode) {
+      this.standby = mode;
       return this;
     }
 
@@ -177,6 +207,12 @@ public record CheckConfig(
       if (branches < 0 || branches > 20) {
         p.add("--branches must be between 0 and 20, got " + branches);
       }
+      if (scratch < 0 || scratch > 20) {
+        p.add("--scratch must be between 0 and 20, got " + scratch);
+      }
+      if (!STANDBYS.contains(standby)) {
+        p.add("--standby: unknown mode '" + standby + "'; use sync or async");
+      }
       if (isolations.isEmpty() && problems.isEmpty()) {
         p.add("--isolation names no level; use rc, rr, ser or all");
       }
@@ -197,7 +233,8 @@ public record CheckConfig(
       long s = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
       Path dir = reportDir != null ? reportDir : Path.of(".gnomon", "check",
           java.time.LocalDateTime.now().withNano(0).toString().replace(':', '-') + "-seed-" + s);
-      return new CheckConfig(duration, sessions, tables, branches, isolations, faults, s, dir, m, logging);
+      return new CheckConfig(duration, sessions, tables, branches, scratch, isolations, faults, standby, s, dir, m,
+          logging);
     }
   }
 }

@@ -38,20 +38,24 @@ final class CheckCommand implements Command {
     }
     options.append(String.format("  --%-11s %s%n", "list-mutants", "print the mutants' names, one per line, and exit"));
     return """
-        usage: %1$s check [--duration 40s] [--sessions 8] [--tables 3] [--branches 3] [--isolation all]
-                             [--faults kill,restart,failover] [--seed S] [--report DIR] [--mutant NAME]
+        usage: %1$s check [--duration 40s] [--sessions 8] [--tables 3] [--branches 3] [--scratch 4]
+                             [--isolation all] [--faults kill,restart,failover] [--standby sync] [--seed S]
+                             [--report DIR] [--mutant NAME]
 
-        Starts a throwaway PostgreSQL primary with a synchronous streaming standby, tracks a few tables, forks
-        branches (some nested) during the run and merges those of main back into main, and runs concurrent
-        sessions of random transactions on main and on the branches (reads with their coordinate, inserts,
+        Starts a throwaway PostgreSQL primary with a synchronous (or, with --standby async, asynchronous)
+        streaming standby, tracks a few tables, forks logged and scratch branches (some nested) during the run,
+        merges among main and the branches while the sessions write (strategies theirs, ours, max, counter and
+        fail, with conflicts resolved and merged again), and runs concurrent sessions of random transactions on main and on the branches (reads with their coordinate, inserts,
         updates, deletes, key changes, savepoints, rollbacks, long transactions) at READ COMMITTED, REPEATABLE
         READ and SERIALIZABLE, while a change-feed consumer drains the feed and faults strike: kill -9 of
         backends, crash-restart of the server, failover to the standby. Every operation is logged as a JSON line.
         Afterwards it verifies that every read, on main and on branches, replays exactly as of its coordinate,
         that the feed delivered every committed version once and in commit order, that no version is missing or
         out of order, that each tracked table equals an untracked shadow written in the same transactions, that
-        keys never written on a branch read as its parent did at the cutoff, that merges lost no change of either
-        side, that no acknowledged commit was lost, and that pg_amcheck is clean. It prints the verdict and writes
+        keys never written on a branch read as its parent did at the cutoff, that each branch equals its shadow and
+        its history is a chain, that merges lost no change of either side and reported exactly the conflicts the
+        three-way rule gives, that no acknowledged commit was lost (with --standby async: which ones were), that
+        only crashes emptied scratch branches, and that pg_amcheck is clean. It prints the verdict and writes
         a report (index.html, result.json, history.jsonl).
 
         With GNOMON_JDBC_URL set it runs on that server in a database it creates and drops; faults are then
@@ -66,8 +70,8 @@ final class CheckCommand implements Command {
 
   @Override
   public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-    Options o = Options.parse(args, Set.of("duration", "sessions", "tables", "branches", "isolation", "faults", "seed",
-        "report", "mutant"), Set.of("list-mutants"));
+    Options o = Options.parse(args, Set.of("duration", "sessions", "tables", "branches", "scratch", "isolation", "faults",
+        "standby", "seed", "report", "mutant"), Set.of("list-mutants"));
     if (o.has("list-mutants")) {
       for (SqlMutant m : SqlMutant.values()) {
         out.println(m.cliName() + (m.available() ? "" : "  (slot: not built yet)"));
@@ -87,6 +91,10 @@ final class CheckCommand implements Command {
     if (o.get("branches").isPresent()) {
       b.branches(integer(o, "branches"));
     }
+    if (o.get("scratch").isPresent()) {
+      b.scratch(integer(o, "scratch"));
+    }
+    o.get("standby").ifPresent(b::standby);
     o.get("isolation").ifPresent(v -> b.isolations(list(v)));
     o.get("faults").ifPresent(v -> b.faults(list(v)));
     if (o.get("seed").isPresent()) {

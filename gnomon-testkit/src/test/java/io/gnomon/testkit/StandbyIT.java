@@ -45,6 +45,9 @@ class StandbyIT {
       assertNotEquals(primary.port(), standby.port());
       assertEquals(primary.source(), standby.source());
       assertEquals("t", one(standby, "postgres", "select pg_is_in_recovery()"));
+      // a standby retries its primary every 200 ms, not PostgreSQL's 5 s
+      assertEquals("200ms", one(standby, "postgres", "show wal_retrieve_retry_interval"));
+      assertEquals("5s", one(primary, "postgres", "show wal_retrieve_retry_interval"));
 
       exec(primary, "postgres", "insert into repl_t values (1, 'written on the primary')");
       assertTrue(

@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The checker group's measurements, each from whole {@code ./gnomon check} runs without faults and without branches
- * (merges pause the workload) on their own throwaway clusters: how fast the verifier checks a history ({@code checked_ops_per_s}), and the workload's
+ * The checker group's measurements, each from whole {@code ./gnomon check} runs without faults and without branches,
+ * logged or scratch (merges may pause the workload), on their own throwaway clusters: how fast the verifier checks a history ({@code checked_ops_per_s}), and the workload's
  * throughput with the history logged against the same workload with logging off, in pairs whose order alternates
  * ({@code workload_tps_logging_on_vs_off}).
  */
@@ -27,8 +27,8 @@ public final class CheckerBench {
     String verdict = "";
     List<double[]> tps = new ArrayList<>();
     // a warm-up run, not measured: the first check in a JVM also pays for class loading and the JIT
-    Checker.run(CheckConfig.builder().duration(Duration.ofSeconds(5)).faults(List.of()).branches(0).seed(999)
-        .reportDir(out.resolve("checker-warm-up")).build(), log);
+    Checker.run(CheckConfig.builder().duration(Duration.ofSeconds(5)).faults(List.of()).branches(0).scratch(0)
+        .seed(999).reportDir(out.resolve("checker-warm-up")).build(), log);
     for (int i = 0; i < pairs; i++) {
       boolean onFirst = i % 2 == 0;
       double on = 0;
@@ -36,8 +36,8 @@ public final class CheckerBench {
       for (int k = 0; k < 2; k++) {
         boolean logging = (k == 0) == onFirst;
         // main tables only: a merge pauses the workload for a time that varies more than logging costs
-        CheckConfig config = CheckConfig.builder().duration(duration).faults(List.of()).branches(0).seed(1000 + i)
-            .logging(logging).reportDir(out.resolve("checker-run-" + i + (logging ? "-on" : "-off"))).build();
+        CheckConfig config = CheckConfig.builder().duration(duration).faults(List.of()).branches(0).scratch(0)
+            .seed(1000 + i).logging(logging).reportDir(out.resolve("checker-run-" + i + (logging ? "-on" : "-off"))).build();
         CheckResult r = Checker.run(config, log);
         if (r.status() == CheckResult.COULD_NOT_RUN) {
           throw new IllegalStateException("checker run failed: " + r.verdict());

@@ -31,7 +31,12 @@ import java.util.List;
  * @param detail a fault's details
  * @param phase a fault's phase: {@code start} when it is injected, {@code end} when the server serves again
  * @param br the branch a transaction works on (null: main); for a {@code branch} op, the branch created (its parent
- *     in {@code kind}, its cutoff in {@code coord})
+ *     in {@code kind}, its cutoff in {@code coord}, {@code scratch} in {@code detail} for a scratch branch); for a
+ *     merge into a branch, that branch
+ * @param target a {@code merge}'s target ({@code main} or a branch; its source is in {@code kind})
+ * @param strategy a {@code merge}'s strategy for the value column and its delete-against-update rule, as {@code
+ *     strategy/rule}
+ * @param merge a {@code merge}'s id in {@code gnomon.merge}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Op(
@@ -56,7 +61,10 @@ public record Op(
     String kind,
     String detail,
     String phase,
-    String br) {
+    String br,
+    String target,
+    String strategy,
+    Long merge) {
 
   /** Whether this is a write statement. */
   @com.fasterxml.jackson.annotation.JsonIgnore
@@ -65,6 +73,12 @@ public record Op(
       case "insert", "update", "delete", "rekey", "merge_write" -> true;
       default -> false;
     };
+  }
+
+  /** Whether this {@code branch} op forked a scratch branch. */
+  @com.fasterxml.jackson.annotation.JsonIgnore
+  public boolean scratch() {
+    return "branch".equals(op) && "scratch".equals(detail);
   }
 
   /** Whether it ended well. */
@@ -100,6 +114,9 @@ public record Op(
     private String detail;
     private String phase;
     private String br;
+    private String target;
+    private String strategy;
+    private Long merge;
 
     private Builder(String op) {
       this.op = op;
@@ -121,6 +138,22 @@ public record Op(
     public Builder forked(String parent, String cutoff) {
       this.kind = parent;
       this.coord = cutoff;
+      return this;
+    }
+
+    /** A scratch branch's creation. */
+    public Builder scratch() {
+      this.detail = "scratch";
+      return this;
+    }
+
+    /** A merge: source into target with a strategy ({@code strategy/rule}), its id and status. */
+    public Builder merge(String source, String into, String strategyAndRule, Long id, String status) {
+      this.kind = source;
+      this.target = into;
+      this.strategy = strategyAndRule;
+      this.merge = id;
+      this.detail = status;
       return this;
     }
 
@@ -186,7 +219,7 @@ public record Op(
     /** The op with its number and time. */
     public Op build(long id, long t) {
       return new Op(id, t, s, txn, iso, op, tbl, coord, lo, hi, rows, from, sn, sp, outcome, err, us, xid, kind,
-          detail, phase, br);
+          detail, phase, br, target, strategy, merge);
     }
   }
 }

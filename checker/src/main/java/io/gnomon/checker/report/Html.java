@@ -35,6 +35,16 @@ final class Html {
       }
       b.append("</table>\n");
     }
+    if (v != null && !v.losses().isEmpty()) {
+      b.append("<h2>Lost by design</h2>\n<p>Not violations: what an asynchronous failover or a crash may lose by "
+          + "design (commits acknowledged before an asynchronous failover, scratch branches and the reads made on them)"
+          + ".</p>\n<table><tr><th>kind</th><th>what</th></tr>\n");
+      for (Violation l : v.losses()) {
+        b.append("<tr><td>").append(Svg.esc(l.kind())).append("</td><td>").append(Svg.esc(l.witness()))
+            .append("</td></tr>\n");
+      }
+      b.append("</table>\n");
+    }
     b.append("<h2>Throughput and latency</h2>\n<p>Shaded bands are faults, from injection until the server served "
         + "again (hover for details).</p>\n");
     b.append(Svg.plot("Transactions ending per second", "txn/s", s.seconds, List.of(

@@ -41,6 +41,8 @@ public final class Report {
     cfg.put("sessions", config.sessions());
     cfg.put("tables", config.tables());
     cfg.put("branches", config.branches());
+    cfg.put("scratch", config.scratch());
+    cfg.put("standby", config.standby());
     cfg.put("isolations", config.isolations());
     cfg.put("faults", config.faults());
     cfg.put("mutant", config.mutant() == null ? null : config.mutant().cliName());
@@ -51,6 +53,7 @@ public final class Report {
       json.put("violations", v.byKind());
       json.put("witnesses", v.witnesses());
       json.put("checked", v.checked());
+      json.put("losses", v.losses());
     }
     json.put("amcheck", amchecks);
     json.put("notes", notes);
@@ -69,9 +72,9 @@ public final class Report {
   /** The command line that repeats the run's choices. */
   static String replay(CheckConfig c) {
     return "./gnomon check --seed " + c.seed() + " --duration " + c.duration().toMillis() + "ms --sessions "
-        + c.sessions() + " --tables " + c.tables() + " --branches " + c.branches() + " --isolation " + String.join(",", c.isolations())
+        + c.sessions() + " --tables " + c.tables() + " --branches " + c.branches() + " --scratch " + c.scratch() + " --isolation " + String.join(",", c.isolations())
         + " --faults " + (c.faults().isEmpty() ? "none" : String.join(",", c.faults()))
-        + (c.mutant() == null ? "" : " --mutant " + c.mutant().cliName());
+        + " --standby " + c.standby() + (c.mutant() == null ? "" : " --mutant " + c.mutant().cliName());
   }
 
   /** The summary on the console: verdict, counts, violations with their first witness, where the report is. */
@@ -90,6 +93,13 @@ public final class Report {
         out.println();
         out.println("  VIOLATION " + e.getKey() + " x" + e.getValue() + ":");
         out.println("    " + (w == null ? "" : w.witness()));
+      }
+    }
+    if (v != null && !v.losses().isEmpty()) {
+      out.println();
+      v.losses().stream().limit(5).forEach(l -> out.println("  lost by design (" + l.kind() + "): " + l.witness()));
+      if (v.losses().size() > 5) {
+        out.println("  ... " + (v.losses().size() - 5) + " more losses listed in the report");
       }
     }
     for (String n : notes) {

@@ -4,6 +4,7 @@ import io.gnomon.checker.history.History;
 import io.gnomon.checker.history.Op;
 import io.gnomon.checker.history.Txn;
 import io.gnomon.checker.verify.AmcheckRun;
+import io.gnomon.checker.verify.BranchVersion;
 import io.gnomon.checker.verify.Delivered;
 import io.gnomon.checker.verify.Observations;
 import io.gnomon.checker.verify.Version;
@@ -31,22 +32,23 @@ public final class Collector {
   private Collector() {}
 
   public static Observations collect(Connection c, History history, int tables, Map<Integer, Map<Long, Long>> initial,
-      String feedProblem, List<AmcheckRun> amchecks) throws SQLException {
+      String feedProblem, List<AmcheckRun> amchecks, Map<Long, Object> scratchReplays, boolean asyncStandby)
+      throws SQLException {
     c.setAutoCommit(true);
     Map<Integer, String[]> generated = Schema.generated(c, tables);
     Map<Long, Long> markers = new HashMap<>();
     query(c, "select txn, xid::text from ck_txn", rs -> markers.put(rs.getLong(1), Long.parseLong(rs.getString(2))));
-    Map<Long, String> status = new HashMap<>();
+    Map<Long, String> xactStatus = new HashMap<>();
     for (Txn t : history.txns()) {
       if (t.reported() == Txn.Reported.UNKNOWN && t.xid() != null) {
         try (PreparedStatement ps = c.prepareStatement("select pg_xact_status(?::xid8)")) {
           ps.setString(1, Long.toString(t.xid()));
           try (ResultSet rs = ps.executeQuery()) {
             rs.next();
-            status.put(t.no(), rs.getString(1));
+            xactStatus.put(t.no(), rs.getString(1));
           }
         } catch (SQLException e) {
-          status.put(t.no(), "error: " + e.getMessage());
+          xactStatus.put(t.no(), "error: " + e.getMessage());
         }
       }
     }
@@ -76,7 +78,11 @@ public final class Collector {
     Map<Long, List<long[]>> withoutOwn = Map.of();
     Map<String, Map<Integer, Map<Long, Long>>> branchNow = new TreeMap<>();
     Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff = new TreeMap<>();
+    Map<String, String> status = branchStatus(c, history, generated);
     for (Op b : history.branches()) {
+      if (!"intact".equals(status.get(b.br()))) {
+        continue;
+      }
       Map<Integer, Map<Long, Long>> now = new TreeMap<>();
       Map<Integer, Map<Long, Long>> parent = new TreeMap<>();
       for (int t = 1; t <= tables; t++) {
@@ -92,7 +98,7 @@ public final class Collector {
     }
     // the same reads at several points in one statement (a lateral join, as a user reading many branches would)
     List<Map<String, Map<Integer, Map<Long, Long>>>> together = new ArrayList<>();
-    List<String> names = history.branches().stream().map(Op::br).toList();
+    List<String> names = history.branches().stream().map(Op::br).filter(b -> "intact".equals(status.get(b))).toList();
     if (names.size() > 1) {
       List<String> reversed = new ArrayList<>(names);
       java.util.Collections.reverse(reversed);
@@ -113,8 +119,45 @@ public final class Collector {
         together.add(byBranch);
       }
     }
-    return new Observations(history, markers, status, initial, versions, live, shadow, delivered, feedProblem, replays,
-        withoutOwn, amchecks, branchNow, parentAtCutoff, together, replayErrors);
+    Map<String, Map<Integer, Map<Long, Long>>> branchShadow = new TreeMap<>();
+    List<BranchVersion> branchVersions = new ArrayList<>();
+    for (int t = 1; t <= tables; t++) {
+      int tbl = t;
+      query(c, "select b, id, v from " + Schema.branchShadow(t), rs -> branchShadow.computeIfAbsent(rs.getString(1),
+          x -> new TreeMap<>()).computeIfAbsent(tbl, x -> new TreeMap<>()).put(rs.getLong(2), (Long) rs.getObject(3)));
+      query(c, "select b.branch_name, h.g_vid, h.g_xid::text, h.g_op::text, coalesce(h.g_del, false), h.id, h.v "
+              + "from gnomon_t.\"" + generated.get(t)[3] + "\" h join gnomon.branches() b on b.branch_id = h.g_branch",
+          rs -> branchVersions.add(new BranchVersion(tbl, rs.getString(1), rs.getLong(2),
+              Long.parseLong(rs.getString(3)), rs.getString(4).charAt(0), rs.getBoolean(5), rs.getLong(6),
+              (Long) rs.getObject(7))));
+    }
+    return new Observations(history, markers, xactStatus, initial, versions, live, shadow, delivered, feedProblem,
+        replays, withoutOwn, amchecks, branchNow, parentAtCutoff, together, replayErrors, asyncStandby, status,
+        branchShadow, branchVersions, scratchReplays);
+  }
+
+  /**
+   * Each branch of the history after the run: {@code intact} when it reads, {@code lost} when reading it raises GN053
+   * (a crash emptied the scratch branch), {@code missing} for GN050, {@code lost-but-readable} when it reads although
+   * gnomon.branches() says it is not intact.
+   */
+  private static Map<String, String> branchStatus(Connection c, History history, Map<Integer, String[]> generated)
+      throws SQLException {
+    Map<String, Boolean> intact = new HashMap<>();
+    query(c, "select branch_name, intact from gnomon.branches()", rs -> intact.put(rs.getString(1), rs.getBoolean(2)));
+    Map<String, String> out = new TreeMap<>();
+    for (Op b : history.branches()) {
+      try (PreparedStatement ps = c.prepareStatement("select count(*) from gnomon_t.\"" + generated.get(1)[2]
+          + "\"(gnomon.point(?))")) {
+        ps.setString(1, b.br());
+        ps.executeQuery().close();
+        out.put(b.br(), Boolean.FALSE.equals(intact.get(b.br())) ? "lost-but-readable" : "intact");
+      } catch (SQLException e) {
+        out.put(b.br(), "GN053".equals(e.getSQLState()) ? "lost" : "GN050".equals(e.getSQLState()) ? "missing"
+            : "error: " + e.getSQLState() + " " + e.getMessage().lines().findFirst().orElse(""));
+      }
+    }
+    return out;
   }
 
   /**
@@ -174,19 +217,10 @@ public final class Collector {
       if (e.getKey() < 0) {
         // one statement per branch read: called laterally for several points in one statement, the read at a point
         // leaks state from one point to the next (rows of one point missing or taken from another; reported)
-        try (PreparedStatement ps = c.prepareStatement("select id::bigint, v from gnomon_t.\"" + generated.get(-e.getKey())[2]
-            + "\"(gnomon.point(?, ?)) where id between ? and ?")) {
+        try (PreparedStatement ps = c.prepareStatement(branchReplaySql(generated, -e.getKey()))) {
           for (Op op : reads) {
-            ps.setString(1, op.br());
-            ps.setString(2, coordinates.get(op.id()));
-            ps.setInt(3, op.lo());
-            ps.setInt(4, op.hi());
-            List<long[]> rows = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                rows.add(new long[] {rs.getLong(1), rs.getLong(2)});
-              }
-              out.put(op.id(), rows);
+            try {
+              out.put(op.id(), replayBranchRead(ps, op, coordinates.get(op.id())));
             } catch (SQLException failed) {
               errors.put(op.id(), failed.getSQLState() + " " + failed.getMessage().lines().findFirst().orElse(""));
             }
@@ -212,6 +246,27 @@ public final class Collector {
       }
     }
     return out;
+  }
+
+  /** The statement that replays one branch read of a table: parameters branch, coordinate, lowest and highest key. */
+  static String branchReplaySql(Map<Integer, String[]> generated, int tbl) {
+    return "select id::bigint, v from gnomon_t.\"" + generated.get(tbl)[2] + "\"(gnomon.point(?, ?)) "
+        + "where id between ? and ?";
+  }
+
+  /** Replays one branch read as of a coordinate with a statement of {@link #branchReplaySql}. */
+  static List<long[]> replayBranchRead(PreparedStatement ps, Op op, String coordinate) throws SQLException {
+    ps.setString(1, op.br());
+    ps.setString(2, coordinate);
+    ps.setInt(3, op.lo());
+    ps.setInt(4, op.hi());
+    List<long[]> rows = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        rows.add(new long[] {rs.getLong(1), rs.getLong(2)});
+      }
+    }
+    return rows;
   }
 
   private static void replayBatch(Connection c, String sql, List<Op> batch, Map<Long, String> coordinates,

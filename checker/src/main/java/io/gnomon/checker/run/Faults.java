@@ -35,6 +35,8 @@ public final class Faults implements Runnable {
   private final Map<String, Integer> done = Collections.synchronizedMap(new TreeMap<>());
   volatile Throwable failure;
   private volatile boolean stop;
+  /** Reads on scratch branches replayed before the faults. */
+  volatile int scratchReplayed;
 
   Faults(Servers servers, HistoryLog log, List<Session> sessions, List<Planned> plan, Amcheck amcheck,
       Workload workload) {
@@ -100,6 +102,28 @@ public final class Faults implements Runnable {
   }
 
   private void inject(int no, Planned p) throws InterruptedException, SQLException {
+    if (servers.controlled()) {
+      // every kind empties the scratch branches (a killed backend makes the postmaster reinitialise, with crash
+      // recovery): replay their reads first, while they can be read (and once more just before the crash, for the
+      // reads made meanwhile; a kill waits for a commit instead)
+      scratchReplayed += ScratchReplay.run(workload);
+    }
+    // no branch is created while the fault is under way: a scratch branch created after the fault's start op must
+    // not have been emptied by it
+    workload.branchLock.lock();
+    try {
+      injectLocked(no, p);
+    } finally {
+      workload.branchLock.unlock();
+    }
+    amcheck.run("after fault #" + no + " (" + p.kind() + ")");
+    if ("failover".equals(p.kind()) && !stop && !workload.stopping() && plan.subList(no, plan.size()).stream()
+        .anyMatch(q -> "failover".equals(q.kind()))) {
+      newStandby(); // for the next failover
+    }
+  }
+
+  private void injectLocked(int no, Planned p) throws InterruptedException, SQLException {
     String detail;
     long t0 = System.nanoTime();
     switch (p.kind()) {
@@ -116,6 +140,9 @@ public final class Faults implements Runnable {
             + (s.committing ? " while it was committing" : p.midCommit() ? " (it was not committing)" : "");
         logFault(no, p.kind(), "start", detail);
         if (servers.controlled()) {
+          if (!p.midCommit()) {
+            scratchReplayed += ScratchReplay.run(workload); // the reads made since, once more
+          }
           try {
             servers.primary().killBackend(pid);
           } catch (IllegalArgumentException e) {
@@ -134,6 +161,7 @@ public final class Faults implements Runnable {
       case "restart" -> {
         detail = "SIGKILL of the postmaster on port " + servers.primary().port() + ", then crash recovery";
         logFault(no, p.kind(), "start", detail);
+        scratchReplayed += ScratchReplay.run(workload);
         servers.primary().crash();
         servers.primary().start();
       }
@@ -143,11 +171,27 @@ public final class Faults implements Runnable {
           standby = newStandby();
         }
         PgCluster old = servers.primary();
-        detail = "SIGKILL of the primary on port " + old.port() + ", promotion of the synchronous standby on port "
-            + standby.port();
-        logFault(no, p.kind(), "start", detail);
+        if (servers.synchronous()) {
+          detail = "SIGKILL of the primary on port " + old.port() + ", promotion of the synchronous standby on port "
+              + standby.port();
+          logFault(no, p.kind(), "start", detail);
+        } else {
+          // an asynchronous standby that lags: cut off from the primary for a while before the primary dies, so that
+          // the commits acknowledged meanwhile are lost by the failover (a standby that keeps up would lose none)
+          long lag = 200 + p.target() % 600;
+          detail = "the asynchronous standby on port " + standby.port() + " cut off from the primary on port "
+              + old.port() + " for " + lag + " ms (commits acknowledged meanwhile are lost), then SIGKILL of the "
+              + "primary and promotion of the standby";
+          logFault(no, p.kind(), "start", detail);
+          conninfo(standby, "''");
+          Thread.sleep(lag);
+        }
+        scratchReplayed += ScratchReplay.run(workload);
         old.crash();
         standby.promote();
+        if (!servers.synchronous()) {
+          conninfo(standby, "default"); // its next standbys copy its configuration
+        }
         servers.promoted(standby);
       }
       default -> throw new IllegalArgumentException("unknown fault " + p.kind());
@@ -155,10 +199,13 @@ public final class Faults implements Runnable {
     long recovered = (System.nanoTime() - t0) / 1_000_000;
     done.merge(p.kind(), 1, Integer::sum);
     logFault(no, p.kind(), "end", detail + "; serving again after " + recovered + " ms");
-    amcheck.run("after fault #" + no + " (" + p.kind() + ")");
-    if ("failover".equals(p.kind()) && !stop && !workload.stopping() && plan.subList(no, plan.size()).stream()
-        .anyMatch(q -> "failover".equals(q.kind()))) {
-      newStandby(); // for the next failover
+  }
+
+  /** Sets (a quoted value) or resets ({@code default}) a server's primary_conninfo, and reloads it. */
+  private static void conninfo(PgCluster server, String value) throws SQLException {
+    try (Connection c = server.connect("postgres"); java.sql.Statement st = c.createStatement()) {
+      st.execute("alter system set primary_conninfo = " + value);
+      st.execute("select pg_reload_conf()");
     }
   }
 

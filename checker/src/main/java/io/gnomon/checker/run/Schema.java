@@ -16,7 +16,9 @@ import javax.sql.DataSource;
 /**
  * The checker's tables: tracked tables {@code ck_t1..N} with untracked shadows {@code ck_s1..N} of the same shape,
  * the marker table {@code ck_txn} (each writing transaction inserts its number there first, so a row there means it
- * committed), and {@code ck_feed}, where the feed consumer stores each event in the transaction that acknowledges it.
+ * committed), {@code ck_feed}, where the feed consumer stores each event in the transaction that acknowledges it, and
+ * the branch shadows {@code ck_bs1..N}: per (branch, key) the value a branch write left ({@code v} null: deleted on the
+ * branch), written in the same transaction as the branch write.
  */
 public final class Schema {
   /** Keys per table: few, so that sessions contend for rows. */
@@ -36,6 +38,31 @@ public final class Schema {
     return "ck_s" + tbl;
   }
 
+  /** The shadow of the branch writes to table {@code tbl}: (b, id) → v, null for a delete on the branch. */
+  public static String branchShadow(int tbl) {
+    return "ck_bs" + tbl;
+  }
+
+  /**
+   * Writes what branch writes left in the branch shadow of table {@code tbl}: {@code values} by key, null for a key
+   * deleted on the branch. Returns the rows written.
+   */
+  static int writeBranchShadow(Connection c, int tbl, String branch, List<Long> keys, List<Long> values)
+      throws SQLException {
+    try (PreparedStatement sh = c.prepareStatement("insert into " + branchShadow(tbl) + " (b, id, v) select ?, r.id, "
+        + "r.v from unnest(?::int[], ?::bigint[]) r(id, v) on conflict (b, id) do update set v = excluded.v")) {
+      sh.setString(1, branch);
+      sh.setArray(2, c.createArrayOf("integer", keys.stream().map(Long::intValue).toArray()));
+      sh.setArray(3, c.createArrayOf("bigint", values.toArray()));
+      return sh.executeUpdate();
+    }
+  }
+
+  /** Scratch branch {@code i} (1-based): {@code s1}, {@code s2}, ... */
+  public static String scratch(int i) {
+    return "s" + i;
+  }
+
   /** Branch {@code i} (1-based): {@code b1}, {@code b2}, ... */
   public static String branch(int i) {
     return "b" + i;
@@ -50,15 +77,21 @@ public final class Schema {
    * Creates branch {@code i} at a coordinate captured just before, and returns that coordinate: the branch's cutoff.
    */
   public static String createBranch(Connection c, int i) throws SQLException {
+    return createBranch(c, branch(i), parent(i), false);
+  }
+
+  /** Creates a branch, scratch or logged, of {@code parent} at a coordinate captured just before, and returns it. */
+  public static String createBranch(Connection c, String name, String parent, boolean scratch) throws SQLException {
     String at;
     try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("select gnomon.coordinate()")) {
       rs.next();
       at = rs.getString(1);
     }
-    try (PreparedStatement ps = c.prepareStatement("select gnomon.branch_create(?, ?, at => ?)")) {
-      ps.setString(1, branch(i));
-      ps.setString(2, parent(i));
+    try (PreparedStatement ps = c.prepareStatement("select gnomon.branch_create(?, ?, at => ?, scratch => ?)")) {
+      ps.setString(1, name);
+      ps.setString(2, parent);
       ps.setString(3, at);
+      ps.setBoolean(4, scratch);
       ps.execute();
     }
     return at;
@@ -83,15 +116,13 @@ public final class Schema {
           st.execute("insert into " + name + " select k, -(k + 1) from generate_series(0, " + (KEYS - 1)
               + ", 2) k");
         }
+        st.execute("create table " + branchShadow(t) + " (b text not null, id integer not null, v bigint, "
+            + "primary key (b, id))");
         for (long k = 0; k < KEYS; k += 2) {
           rows.put(k, -(k + 1));
         }
         initial.put(t, rows);
         st.execute("select gnomon.track('public." + tracked(t) + "')");
-        // merges of branches into main: theirs wins a column both sides changed, an update wins over a delete, so
-        // that a merge never stops on a conflict and every change of each side must be in its result
-        st.execute("select gnomon.set_merge_strategy('public." + tracked(t) + "', 'v', 'theirs')");
-        st.execute("select gnomon.set_merge_rule('public." + tracked(t) + "', 'update_wins')");
       }
     }
     try (Gnomon g = Gnomon.open(ds)) {
@@ -105,13 +136,14 @@ public final class Schema {
   }
 
   /**
-   * The generated objects of each tracked table, from Gnomon's catalog: its as-of function, history table and read
-   * function at a point (main or a branch).
+   * The generated objects of each tracked table, from Gnomon's catalog: its as-of function, history table, read
+   * function at a point (main or a branch) and branch history table.
    */
   public static Map<Integer, String[]> generated(Connection c, int tables) throws SQLException {
     Map<Integer, String[]> out = new HashMap<>();
     try (PreparedStatement ps = c.prepareStatement(
-        "select as_of_function, history_table, gnomon.object_name(base_name, '_at') from gnomon.tracked_table "
+        "select as_of_function, history_table, gnomon.object_name(base_name, '_at'), "
+            + "gnomon.object_name(base_name, '_bh') from gnomon.tracked_table "
             + "where schema_name = 'public' and table_name = ?")) {
       for (int t = 1; t <= tables; t++) {
         ps.setString(1, tracked(t));
@@ -119,7 +151,7 @@ public final class Schema {
           if (!rs.next()) {
             throw new SQLException(tracked(t) + " is not in gnomon.tracked_table");
           }
-          out.put(t, new String[] {rs.getString(1), rs.getString(2), rs.getString(3)});
+          out.put(t, new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)});
         }
       }
     }

@@ -12,19 +12,28 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
- * The servers of a run: the current primary, which changes at a failover, and its synchronous standby. Connections
- * always go to the current primary, so clients move to the promoted standby by reconnecting.
+ * The servers of a run: the current primary, which changes at a failover, and its standby (synchronous, or
+ * asynchronous when the run allows a failover to lose acknowledged commits). Connections always go to the current
+ * primary, so clients move to the promoted standby by reconnecting.
  */
 public final class Servers {
   private final PgCluster root;
   private final String database;
   private volatile PgCluster primary;
   private volatile PgCluster standby;
+  private final boolean synchronous;
 
-  public Servers(PgCluster root, String database) {
+  /** @param synchronous whether standbys are synchronous (else asynchronous: a failover may lose commits) */
+  public Servers(PgCluster root, String database, boolean synchronous) {
     this.root = root;
     this.database = database;
     this.primary = root;
+    this.synchronous = synchronous;
+  }
+
+  /** Whether the standbys are synchronous. */
+  public boolean synchronous() {
+    return synchronous;
   }
 
   /** The cluster the run started, which owns every standby (closing it closes them). */
@@ -55,9 +64,9 @@ public final class Servers {
     return root.supports(PgCapability.STANDBY);
   }
 
-  /** Makes a synchronous standby of the current primary and waits until it is synchronous. */
+  /** Makes a standby of the current primary and waits until it streams (and, if synchronous, is synchronous). */
   public PgCluster startStandby() {
-    PgCluster s = primary.startStandby(true);
+    PgCluster s = primary.startStandby(synchronous);
     this.standby = s;
     return s;
   }

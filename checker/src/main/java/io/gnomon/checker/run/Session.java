@@ -143,6 +143,9 @@ final class Session implements Runnable {
     } catch (SQLException e) {
       boolean lost = Servers.connectionLost(e) || c.isClosed();
       committing = false;
+      if (branch != null && ("GN053".equals(e.getSQLState()) || "GN050".equals(e.getSQLState()))) {
+        w.lost(branch); // a crash emptied this scratch branch (or a failover lost the branch): pick others
+      }
       if (atCommit && lost) {
         log(Op.of("commit").outcome("unknown").error(error(e)).micros(micros(t0)));
         w.unknown.incrementAndGet();
@@ -269,8 +272,10 @@ final class Session implements Runnable {
           rows.add(new long[] {rs.getLong(1), rs.getLong(2)});
         }
       }
-      Integer sn = shadowSql == null || branch != null ? null : 0;
-      if (!rows.isEmpty() && sn != null) {
+      Integer sn = shadowSql == null && branch == null ? null : 0;
+      if (!rows.isEmpty() && branch != null) {
+        sn = branchShadow(tbl, op, rows);
+      } else if (!rows.isEmpty() && sn != null) {
         try (PreparedStatement sh = c.prepareStatement(shadowSql.formatted(Schema.shadow(tbl)))) {
           if (shadowSql.contains("any (?)")) {
             int i = 1;
@@ -292,6 +297,12 @@ final class Session implements Runnable {
       log(Op.of(op).table(tbl).outcome("failed").error(error(e)));
       throw e;
     }
+  }
+
+  /** The same change in the branch shadow: (branch, key) → the value the write left, null for a delete. */
+  private int branchShadow(int tbl, String op, List<long[]> rows) throws SQLException {
+    return Schema.writeBranchShadow(c, tbl, branch, rows.stream().map(r -> r[0]).toList(),
+        rows.stream().map(r -> "delete".equals(op) ? null : r[1]).toList());
   }
 
   /** Changes a row's key (and value): a delete of the old key and an insert of the new one, in the history. */

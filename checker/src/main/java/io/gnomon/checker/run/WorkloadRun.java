@@ -32,37 +32,35 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     Faults faults = new Faults(servers, workload.log, sessions, plan, amcheck, workload);
     Thread faultThread = new Thread(faults, "checker-faults");
     faultThread.setDaemon(true);
+    long ms = config.duration().toMillis();
+    Merger merger = new Merger(workload, ms / 2, Math.max(200, ms / 16));
+    Thread mergeThread = new Thread(merger, "checker-merges");
+    mergeThread.setDaemon(true);
     long t0 = System.nanoTime();
     threads.forEach(Thread::start);
     faultThread.start();
+    if (config.branches() > 0) {
+      mergeThread.start();
+    }
     long end = t0 + config.duration().toNanos();
     long every = config.duration().toSeconds() >= 30 ? 5_000_000_000L : 2_000_000_000L;
     long nextPrint = t0 + every;
     String problem = null;
-    int merges = 0;
-    int created = 0;
-    List<String[]> mergeable = new ArrayList<>(); // branches forked from main: [name, cutoff]
-    int merged = 0;
+    Forks forks = new Forks();
     // the workload runs its duration, and on until every planned fault has struck (bounded), so that a loaded
     // machine that delays the faults still gets every kind
     long hardEnd = end + 120_000_000_000L;
     while ((System.nanoTime() < end || faultThread.isAlive() && System.nanoTime() < hardEnd) && problem == null) {
       Thread.sleep(50);
-      if (created < config.branches() && System.nanoTime() - t0 >= branchAt(config, created + 1)) {
-        String cutoff = createBranch(servers, workload, created + 1);
-        if (cutoff != null) {
-          created++;
-          if ("main".equals(Schema.parent(created))) {
-            mergeable.add(new String[] {Schema.branch(created), cutoff});
-          }
+      if (workload.branchLock.tryLock()) { // not while a fault is under way (see Faults)
+        try {
+          forks.step(config, servers, workload, System.nanoTime() - t0);
+        } finally {
+          workload.branchLock.unlock();
         }
       }
-      if (merged < mergeable.size() && System.nanoTime() - t0 >= mergeAt(config, merged + 1)) {
-        String[] b = mergeable.get(merged);
-        merged++;
-        if (Merger.merge(workload, b[0], b[1])) {
-          merges++;
-        }
+      if (merger.failure != null && problem == null) {
+        problem = "the merges stopped: " + merger.failure;
       }
       if (System.nanoTime() >= nextPrint) {
         nextPrint += every;
@@ -73,6 +71,7 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     faults.stop();
     faultThread.join(180_000);
     workload.stop();
+    mergeThread.join(120_000);
     for (Thread t : threads) {
       t.join(120_000);
     }
@@ -87,11 +86,47 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     counts.put("reads", workload.reads.get());
     counts.put("ops logged", workload.log.count());
     counts.put("workload seconds", Math.round((System.nanoTime() - t0) / 1e8) / 10.0);
-    counts.put("branches created", created);
-    counts.put("branches merged into main", merges);
+    counts.put("branches created", forks.created);
+    counts.put("scratch branches created", forks.scratch - forks.skipped);
+    counts.put("scratch branches not created (parent lost)", forks.skipped);
+    counts.put("merges", new java.util.TreeMap<>(workload.merges));
     counts.put("faults planned", plan.size());
     counts.put("faults", faults.done());
+    counts.put("scratch branch reads replayed before a fault", faults.scratchReplayed);
     return new WorkloadRun(counts, problem);
+  }
+
+  /** The branches forked so far, logged and scratch, and the scratch ones skipped because their parent was lost. */
+  private static final class Forks {
+    int created;
+    int scratch;
+    int skipped;
+
+    /** Forks the branches whose time has come ({@code elapsed} nanoseconds into the run). */
+    void step(CheckConfig config, Servers servers, Workload workload, long elapsed) {
+      if (created < config.branches() && elapsed >= branchAt(config, created + 1)
+          && createBranch(servers, workload, Schema.branch(created + 1), Schema.parent(created + 1), false) != null) {
+        created++;
+      }
+      if (scratch < config.scratch() && elapsed >= scratchAt(config, scratch + 1)) {
+        int i = scratch + 1;
+        String parent = i % 2 == 0 ? Schema.scratch(i - 1) : i % 4 == 3 && !workload.logged.isEmpty()
+            ? workload.logged.get(0) : "main";
+        if (i % 2 == 0 && !workload.scratch.contains(parent)) {
+          scratch++; // its parent is lost (a crash emptied it) or was never made: no nested scratch branch this time
+          skipped++;
+          return;
+        }
+        try {
+          if (createBranch(servers, workload, Schema.scratch(i), parent, true) != null) {
+            scratch++;
+          }
+        } catch (ParentLost e) {
+          scratch++;
+          skipped++;
+        }
+      }
+    }
   }
 
   /** When branch {@code i} of N is forked: from 10% to 50% of the run, evenly. */
@@ -101,45 +136,65 @@ public record WorkloadRun(Map<String, Object> counts, String problem) {
     return (long) (config.duration().toNanos() * at);
   }
 
-  /** When the j-th branch forked from main is merged back into main: from 60% to 80% of the run. */
-  private static long mergeAt(CheckConfig config, int j) {
-    return (long) (config.duration().toNanos() * Math.min(0.8, 0.6 + 0.1 * (j - 1)));
+  /**
+   * When scratch branch {@code i} of N is forked: in pairs (a branch and its nested child, one after the other), the
+   * pairs from 5% to 70% of the run, evenly, so that some are emptied by the faults and some live to the end.
+   */
+  private static long scratchAt(CheckConfig config, int i) {
+    int pairs = (config.scratch() + 1) / 2;
+    int j = (i + 1) / 2;
+    double at = pairs == 1 ? 0.05 : 0.05 + 0.65 * (j - 1) / (pairs - 1);
+    return (long) (config.duration().toNanos() * at);
+  }
+
+  /** The parent of a branch to create is lost (GN053: a crash emptied it; GN050: a failover lost it). */
+  private static final class ParentLost extends RuntimeException {
+    ParentLost() {
+      super(null, null, false, false);
+    }
   }
 
   /**
-   * Forks branch {@code i}, logged with its cutoff, which it returns; null (try again later) while the server is
+   * Forks a branch, logged with its cutoff, which it returns; null (try again later) while the server is
    * unavailable.
    */
-  private static String createBranch(Servers servers, Workload workload, int i) {
+  private static String createBranch(Servers servers, Workload workload, String name, String parent,
+      boolean scratch) {
     try (java.sql.Connection c = servers.connect()) {
-      String cutoff = Schema.createBranch(c, i);
-      workload.log.log(io.gnomon.checker.history.Op.of("branch").branch(Schema.branch(i))
-          .forked(Schema.parent(i), cutoff).outcome("ok"));
-      workload.branches.add(Schema.branch(i));
-      return cutoff;
+      return created(workload, name, parent, scratch, Schema.createBranch(c, name, parent, scratch));
     } catch (java.sql.SQLException e) {
       if ("GN051".equals(e.getSQLState())) {
         // an earlier attempt committed although its connection broke (a fault): it exists, with the cutoff asked for
-        return existingBranch(servers, workload, i);
+        return existingBranch(servers, workload, name, parent, scratch);
+      }
+      if ("GN053".equals(e.getSQLState()) || "GN050".equals(e.getSQLState())) {
+        throw new ParentLost();
       }
       return null;
     }
   }
 
-  private static String existingBranch(Servers servers, Workload workload, int i) {
+  private static String created(Workload workload, String name, String parent, boolean scratch, String cutoff) {
+    io.gnomon.checker.history.Op.Builder op = io.gnomon.checker.history.Op.of("branch").branch(name)
+        .forked(parent, cutoff).outcome("ok");
+    workload.log.log(scratch ? op.scratch() : op);
+    if (scratch) {
+      workload.scratch.add(name);
+    } else {
+      workload.logged.add(name);
+    }
+    workload.branches.add(name);
+    return cutoff;
+  }
+
+  private static String existingBranch(Servers servers, Workload workload, String name, String parent,
+      boolean scratch) {
     try (java.sql.Connection c = servers.connect();
         java.sql.PreparedStatement ps = c.prepareStatement(
-            "select 'v1:' || cutoff::text from gnomon.branch where branch_name = ?")) {
-      ps.setString(1, Schema.branch(i));
+            "select cutoff from gnomon.branches() where branch_name = ?")) {
+      ps.setString(1, name);
       try (java.sql.ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return null;
-        }
-        String cutoff = rs.getString(1);
-        workload.log.log(io.gnomon.checker.history.Op.of("branch").branch(Schema.branch(i))
-            .forked(Schema.parent(i), cutoff).outcome("ok"));
-        workload.branches.add(Schema.branch(i));
-        return cutoff;
+        return rs.next() ? created(workload, name, parent, scratch, rs.getString(1)) : null;
       }
     } catch (java.sql.SQLException e) {
       return null;

@@ -30,6 +30,9 @@ final class BranchCheck {
           }
         }
       }
+      // and every key the branch shadow has: a write whose outcome was unknown may have committed
+      c.o.branchShadow().getOrDefault(branch, Map.of()).forEach((tbl, rows) -> rows.keySet()
+          .forEach(k -> written.add(tbl + ":" + k)));
       Map<Integer, Map<Long, Long>> now = c.o.branchNow().getOrDefault(branch, Map.of());
       Map<Integer, Map<Long, Long>> parent = c.o.parentAtCutoff().getOrDefault(branch, Map.of());
       for (Map.Entry<Integer, Map<Long, Long>> e : now.entrySet()) {

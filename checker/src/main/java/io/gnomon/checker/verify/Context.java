@@ -1,5 +1,6 @@
 package io.gnomon.checker.verify;
 
+import io.gnomon.checker.history.Op;
 import io.gnomon.checker.history.Txn;
 import io.gnomon.checker.history.Write;
 import java.util.HashMap;
@@ -13,9 +14,36 @@ final class Context {
   final Map<Long, Txn> byXid = new HashMap<>();
   /** Which committed transaction wrote each value, by table and key ("1:7:123007"). */
   final Map<String, Txn> writerOfValue = new HashMap<>();
+  /**
+   * The op numbers at which faults that empty scratch branches began: every SIGKILL (of a backend: the postmaster
+   * reinitialises with crash recovery; of the postmaster; of the primary at a failover), not pg_terminate_backend.
+   */
+  final List<Long> crashes = new java.util.ArrayList<>();
+  /** The op numbers at which failovers ended (the promoted standby serves). */
+  final List<Long> failovers = new java.util.ArrayList<>();
+  /**
+   * Writing transactions whose commit was acknowledged (or whose outcome is unknown) before a failover to an
+   * asynchronous standby, and that did not survive it: lost by design (only with {@link Observations#asyncStandby}).
+   */
+  final java.util.Set<Long> lostByFailover = new java.util.HashSet<>();
 
   Context(Observations o) {
     this.o = o;
+    Map<String, Op> starts = new HashMap<>();
+    for (Op f : o.history().faults()) {
+      String no = f.detail() == null ? "" : f.detail().split(" ", 2)[0];
+      if ("start".equals(f.phase())) {
+        starts.put(no, f);
+      } else if ("end".equals(f.phase()) && starts.containsKey(no)) {
+        long at = starts.get(no).id();
+        if (!f.detail().contains("pg_terminate_backend")) {
+          crashes.add(at);
+        }
+        if ("failover".equals(f.kind())) {
+          failovers.add(f.id()); // an asynchronous standby may lack what was acknowledged until the primary died
+        }
+      }
+    }
     for (Txn t : o.history().txns()) {
       Long xid = o.markers().get(t.no());
       if (xid != null) {
@@ -25,8 +53,16 @@ final class Context {
             writerOfValue.put(valueKey(w.tbl(), w.key(), w.value()), t);
           }
         }
+      } else if (o.asyncStandby() && t.xid() != null && t.end() != null
+          && t.reported() != Txn.Reported.ABORTED && failovers.stream().anyMatch(x -> x > t.end().id())) {
+        lostByFailover.add(t.no());
       }
     }
+  }
+
+  /** Whether a crash began after op {@code after} and before op {@code before} (numbers in the history). */
+  boolean crashBetween(long after, long before) {
+    return crashes.stream().anyMatch(x -> x > after && x < before);
   }
 
   static String valueKey(int tbl, long key, long value) {

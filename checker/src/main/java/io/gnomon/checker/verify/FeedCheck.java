@@ -147,10 +147,20 @@ final class FeedCheck {
         Long inverted = null;
         if (below >= 0 && prefixMaxPos[below] > pb) {
           inverted = xids[prefixArg[below]];
+          if (!beganBefore(c, inverted, read)) {
+            // an xid reused after a crash or failover by a transaction that began after the read: not the one the
+            // coordinate saw; look for one that did begin before it (rare, so one by one)
+            inverted = null;
+            for (int i = 0; inverted == null && i <= below; i++) {
+              if (firstOfXid.get(xids[i]) > pb && beganBefore(c, xids[i], read)) {
+                inverted = xids[i];
+              }
+            }
+          }
         }
         for (int i = Math.max(0, below + 1); inverted == null && i < xids.length && xids[i] < s.xmax(); i++) {
           pairs++;
-          if (xids[i] != bx && s.sees(xids[i]) && firstOfXid.get(xids[i]) > pb) {
+          if (xids[i] != bx && s.sees(xids[i]) && firstOfXid.get(xids[i]) > pb && beganBefore(c, xids[i], read)) {
             inverted = xids[i];
           }
         }
@@ -164,6 +174,11 @@ final class FeedCheck {
     }
     f.checked("reads after which the feed delivered an independent transaction out of commit order", independent);
     f.checked("commit-order pairs checked against the feed", pairs);
+  }
+
+  /** Whether the transaction with this xid began before the read (else the read cannot have seen it commit). */
+  private static boolean beganBefore(Context c, long xid, Op read) {
+    return c.byXid.get(xid).ops().get(0).id() < read.id();
   }
 
   private static void report(Context c, Findings f, Txn b, Op read, long ax, long pa, long pb) {

@@ -28,6 +28,15 @@ import java.util.Map;
  * @param branchNowTogether each branch's rows after the run read in one statement with the other branches (once in
  *     creation order, once reversed), by order, branch and table: they must be {@code branchNow}
  * @param replayErrors the reads (by op number) that could not be read again as of their coordinate, with the error
+ * @param asyncStandby whether failover was to an asynchronous standby (it may lose acknowledged commits)
+ * @param branchStatus each branch of the history after the run: {@code intact}, {@code lost} (reading it raises
+ *     GN053: a crash emptied the scratch branch), {@code missing} (GN050: no such branch), {@code lost-but-readable}
+ *     (gnomon.branches() says it is not intact, yet it reads) or {@code error: ...}
+ * @param branchShadow the branch shadow tables after the run: branch → table → key → value, null for a key deleted
+ *     on the branch
+ * @param branchVersions every version in the branch histories
+ * @param scratchReplays reads on scratch branches replayed before a fault emptied them, by op number: the rows
+ *     ({@code List<long[]>}) or the error (a {@code String})
  */
 public record Observations(
     History history,
@@ -45,11 +54,17 @@ public record Observations(
     Map<String, Map<Integer, Map<Long, Long>>> branchNow,
     Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff,
     List<Map<String, Map<Integer, Map<Long, Long>>>> branchNowTogether,
-    Map<Long, String> replayErrors) {
+    Map<Long, String> replayErrors,
+    boolean asyncStandby,
+    Map<String, String> branchStatus,
+    Map<String, Map<Integer, Map<Long, Long>>> branchShadow,
+    List<BranchVersion> branchVersions,
+    Map<Long, Object> scratchReplays) {
 
   /** The same observations with these replays without the reader's own xid. */
   public Observations withReplaysWithoutOwn(Map<Long, List<long[]>> replays) {
     return new Observations(history, markers, xactStatus, initial, versions, live, shadow, delivered, feedProblem,
-        this.replays, replays, amchecks, branchNow, parentAtCutoff, branchNowTogether, replayErrors);
+        this.replays, replays, amchecks, branchNow, parentAtCutoff, branchNowTogether, replayErrors, asyncStandby,
+        branchStatus, branchShadow, branchVersions, scratchReplays);
   }
 }

@@ -4,7 +4,8 @@ import io.gnomon.checker.history.Txn;
 
 /**
  * Outcomes: every acknowledged commit survived (its marker row is on the final primary: no acknowledged commit was
- * lost, across crashes and failover); no transaction the client saw fail committed; and each unknown outcome is
+ * lost, across crashes and failover; with an asynchronous standby, a commit acknowledged before a failover may be lost,
+ * and is listed as such); no transaction the client saw fail committed; and each unknown outcome is
  * resolved, with {@code pg_xact_status} cross-checked against the marker.
  */
 final class OutcomeCheck {
@@ -22,7 +23,11 @@ final class OutcomeCheck {
       boolean committed = c.committed(t);
       switch (t.reported()) {
         case ACKNOWLEDGED -> {
-          if (!committed) {
+          if (!committed && c.lostByFailover.contains(t.no())) {
+            f.lost("acknowledged commits lost by async failover", () -> Context.name(t, xid) + " got its COMMIT "
+                + "acknowledged at " + seconds(t.end().t()) + " (op #" + t.end().id() + "); a failover to the "
+                + "asynchronous standby followed before the standby had it: its marker row is not on the final primary");
+          } else if (!committed) {
             f.violation("lost-commit", () -> Context.name(t, xid) + " got its COMMIT acknowledged at "
                 + seconds(t.end().t()) + ", but its marker row, inserted first in the same transaction, is not on the "
                 + "final primary: an acknowledged commit was lost");

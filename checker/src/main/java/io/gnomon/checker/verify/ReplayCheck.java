@@ -19,6 +19,14 @@ final class ReplayCheck {
     long reads = 0;
     long branchReads = 0;
     long branchReplayed = 0;
+    long beforeFault = 0;
+    java.util.Set<String> lostKeys = new java.util.HashSet<>(); // "branch:tbl:key" a lost commit wrote
+    for (long no : c.lostByFailover) {
+      Txn lost = c.o.history().txn(no);
+      for (io.gnomon.checker.history.Write w : lost.writes()) {
+        lostKeys.add(lost.branch() + ":" + w.tbl() + ":" + w.key());
+      }
+    }
     for (Txn t : c.o.history().txns()) {
       for (Op read : t.ops()) {
         if (!"read".equals(read.op()) || !read.ok() || read.coord() == null) {
@@ -27,25 +35,56 @@ final class ReplayCheck {
         reads++;
         branchReads += read.br() == null ? 0 : 1;
         String error = c.o.replayErrors().get(read.id());
+        List<long[]> asOf = c.o.replays().get(read.id());
+        if (error != null && error.startsWith("GN053") && read.br() != null
+            && "lost".equals(c.o.branchStatus().get(read.br()))) {
+          // a crash emptied the scratch branch: the read was replayed before it, or cannot be replayed at all
+          Object before = c.o.scratchReplays().get(read.id());
+          if (before instanceof List<?> rows) {
+            @SuppressWarnings("unchecked")
+            List<long[]> r = (List<long[]>) rows;
+            asOf = r;
+            error = null;
+            beforeFault++;
+          } else if (before instanceof String failed && !failed.startsWith("GN053")) {
+            error = failed + " (replayed before the fault that emptied the scratch branch)";
+          } else {
+            f.lost("scratch branch reads not replayable (branch lost)", () -> c.name(t) + " read "
+                + Context.table(read.tbl()) + " keys " + read.lo() + ".." + read.hi() + " on scratch branch "
+                + read.br() + " (op #" + read.id() + "); a crash emptied the branch before the read was replayed");
+            continue;
+          }
+        }
+        if (error != null && error.startsWith("GN050") && read.br() != null && c.o.asyncStandby()
+            && "missing".equals(c.o.branchStatus().get(read.br()))
+            && c.failovers.stream().anyMatch(x -> x > read.id())) {
+          f.lost("branch reads not replayable (branch lost by async failover)", () -> c.name(t) + " read "
+              + Context.table(read.tbl()) + " keys " + read.lo() + ".." + read.hi() + " on branch " + read.br()
+              + " (op #" + read.id() + "), whose creation the asynchronous failover lost");
+          continue;
+        }
         if (error != null && error.startsWith("GN013") && faultAfter(c, read)) {
           // Gnomon refused it rather than answer inexactly: the coordinate was captured before a crash or failover,
-          // after the last tick that survived it (its transactions' ids may have been reused). Counted, not replayed.
-          f.checked("reads not replayable: coordinate lost in a fault (GN013)", 1);
+          // after the last tick that survived it (its transactions' ids may have been reused). Listed, not replayed.
+          f.lost("reads not replayable: coordinate lost in a fault (GN013)", () -> c.name(t) + " read "
+              + Context.table(read.tbl()) + " keys " + read.lo() + ".." + read.hi() + " at coordinate " + read.coord()
+              + " (op #" + read.id() + "); a fault followed before a tick that survived it, so Gnomon refuses reads "
+              + "as of it (GN013) rather than count in transactions that reused the ids of ones the fault forgot");
           continue;
         }
         if (error != null) {
+          String err = error;
           Long own = c.o.markers().getOrDefault(t.no(), t.xid());
           Snapshot snap = Snapshot.parse(read.coord());
           f.violation("replay-error", () -> c.name(t) + " read " + Context.table(read.tbl()) + " keys " + read.lo() + ".."
               + read.hi() + " at coordinate " + read.coord() + " from gnomon.coordinate() (op #" + read.id()
-              + "), but reading as of that coordinate fails: " + error
+              + "), but reading as of that coordinate fails: " + err
               + (own != null && own >= snap.xmax() && java.util.Arrays.binarySearch(snap.xip(), own) >= 0
                   ? "; the coordinate lists the reader's own xid " + own + " as in progress although it is not below "
                       + "its xmax " + snap.xmax()
                   : ""));
           continue;
         }
-        List<long[]> asOf = c.o.replays().get(read.id());
         if (asOf == null) {
           continue;
         }
@@ -73,7 +112,14 @@ final class ReplayCheck {
         if (!seen.equals(expected)) {
           List<long[]> withoutOwn = c.o.replaysWithoutOwn().get(read.id());
           Txn reused = reusedXid(c, read, seen, expected);
-          if (withoutOwn != null && seen.equals(expected(t, read, withoutOwn))) {
+          if (c.o.asyncStandby() && c.failovers.stream().anyMatch(x -> x > read.id())
+              && union(seen, expected).stream().filter(k -> !java.util.Objects.equals(seen.get(k), expected.get(k)))
+                  .allMatch(k -> lostKeys.contains(read.br() + ":" + read.tbl() + ":" + k))) {
+            f.lost("reads that saw commits lost by async failover", () -> c.name(t) + " read "
+                + Context.table(read.tbl()) + " keys " + read.lo() + ".." + read.hi() + " (op #" + read.id()
+                + ") and saw " + Context.rows(read.rows()) + "; as of its coordinate the final primary has " + expected
+                + ": every key that differs was written by a commit the asynchronous failover lost");
+          } else if (withoutOwn != null && seen.equals(expected(t, read, withoutOwn))) {
             f.violation("coordinate-sees-own-writes", () -> ownWrites(c, t, read, seen, expected));
           } else if (reused != null) {
             f.violation("xid-reused", () -> c.name(t) + " read " + Context.table(read.tbl()) + " keys " + read.lo()
@@ -94,6 +140,7 @@ final class ReplayCheck {
     f.checked("reads replayed", replayed);
     f.checked("branch reads logged", branchReads);
     f.checked("branch reads replayed", branchReplayed);
+    f.checked("scratch branch reads replayed before a fault emptied the branch", beforeFault);
   }
 
   /** Whether a fault began after the read: only then may Gnomon refuse its coordinate with GN013. */

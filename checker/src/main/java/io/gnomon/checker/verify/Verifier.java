@@ -26,6 +26,8 @@ public final class Verifier {
     FeedCheck.run(c, f);
     ShadowCheck.run(c, f);
     BranchCheck.run(c, f);
+    ScratchCheck.run(c, f);
+    BranchHistoryCheck.run(c, f);
     MergeCheck.run(c, f);
     for (AmcheckRun run : o.amchecks()) {
       f.checked("pg_amcheck runs", 1);

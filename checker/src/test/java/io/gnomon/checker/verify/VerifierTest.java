@@ -33,6 +33,11 @@ class VerifierTest {
     final Map<String, Map<Integer, Map<Long, Long>>> parentAtCutoff = new HashMap<>();
     final List<Map<String, Map<Integer, Map<Long, Long>>>> together = new ArrayList<>();
     final Map<Long, String> replayErrors = new HashMap<>();
+    final Map<String, String> branchStatus = new HashMap<>();
+    final Map<String, Map<Integer, Map<Long, Long>>> branchShadow = new HashMap<>();
+    final List<BranchVersion> branchVersions = new ArrayList<>();
+    final Map<Long, Object> scratchReplays = new HashMap<>();
+    boolean async;
     long id;
 
     Op op(long txn, Op.Builder b) {
@@ -83,7 +88,8 @@ class VerifierTest {
       Map<Integer, Map<Long, Long>> initial = Map.of(1, Map.of(0L, -1L, 1L, -2L));
       return Verifier.verify(new Observations(History.of(ops), markers, status, initial, versions, Map.of(1, live),
           Map.of(1, shadow), delivered, null, replays, replaysWithoutOwn,
-          List.of(new AmcheckRun("at the end", "clean", "")), branchNow, parentAtCutoff, together, replayErrors));
+          List.of(new AmcheckRun("at the end", "clean", "")), branchNow, parentAtCutoff, together, replayErrors, async,
+          branchStatus, branchShadow, branchVersions, scratchReplays));
     }
   }
 
@@ -357,10 +363,10 @@ class VerifierTest {
   void aMergeThatDropsOneSidesChangeLosesIt() {
     World w = new World();
     w.begin(7, null);
-    w.op(7, Op.of("merge_base").table(1).rows(List.of(new long[] {0, -1}, new long[] {1, -2})).outcome("ok"));
     w.op(7, Op.of("merge_ours").table(1).rows(List.of(new long[] {0, 10}, new long[] {1, -2})).outcome("ok"));
     w.op(7, Op.of("merge_theirs").table(1).rows(List.of(new long[] {0, 20}, new long[] {1, 30})).outcome("ok"));
-    w.op(7, Op.of("merge").fault("b1", null, "applied").outcome("ok"));
+    w.op(7, Op.of("merge").merge("b1", "main", "theirs/update_wins", 1L, "applied").outcome("ok"));
+    w.op(7, Op.of("merge_base").table(1).rows(List.of(new long[] {0, -1}, new long[] {1, -2})).outcome("ok"));
     Op result = w.op(7, Op.of("merge_result").table(1).rows(List.of(new long[] {0, 20}, new long[] {1, 30}))
         .outcome("ok"));
     w.op(7, Op.of("rollback").outcome("ok"));
@@ -370,18 +376,38 @@ class VerifierTest {
         new long[] {1, 30})).outcome("ok").session(7, 7, "rr").build(result.id(), result.t()));
     Verification v = w.verify();
     assertEquals(Map.of("merge-lost-change", 1L), v.violations());
-    assertTrue(v.first("merge-lost-change").witness().contains("theirs' (the branch's) change was lost"));
+    assertTrue(v.first("merge-lost-change").witness().contains("the source's change was lost"),
+        v.first("merge-lost-change").witness());
   }
 
   @Test
   void theThreeWayRuleOfTheCheckersMerges() {
-    assertEquals(5L, MergeCheck.expected(1L, 5L, 1L)); // ours changed
-    assertEquals(7L, MergeCheck.expected(1L, 1L, 7L)); // theirs changed
-    assertEquals(7L, MergeCheck.expected(1L, 5L, 7L)); // both: theirs
-    assertEquals(5L, MergeCheck.expected(1L, 5L, null)); // theirs deleted, ours updated: the update
-    assertEquals(7L, MergeCheck.expected(1L, null, 7L)); // ours deleted, theirs updated: the update
-    assertEquals(null, MergeCheck.expected(1L, null, null)); // both deleted
-    assertEquals(7L, MergeCheck.expected(null, 5L, 7L)); // both inserted: theirs
+    assertEquals(5L, rule(1L, 5L, 1L, "theirs", "update_wins")); // ours changed
+    assertEquals(7L, rule(1L, 1L, 7L, "theirs", "update_wins")); // theirs changed
+    assertEquals(7L, rule(1L, 5L, 7L, "theirs", "update_wins")); // both: theirs
+    assertEquals(5L, rule(1L, 5L, null, "theirs", "update_wins")); // theirs deleted, ours updated: the update
+    assertEquals(7L, rule(1L, null, 7L, "theirs", "update_wins")); // ours deleted, theirs updated: the update
+    assertEquals(null, rule(1L, null, null, "theirs", "update_wins")); // both deleted
+    assertEquals(7L, rule(null, 5L, 7L, "theirs", "update_wins")); // both inserted: theirs
+    // the other strategies and rules
+    assertEquals(5L, rule(1L, 5L, 7L, "ours", "delete_wins"));
+    assertEquals(7L, rule(1L, 5L, 7L, "max", "delete_wins"));
+    assertEquals(11L, rule(1L, 5L, 7L, "counter", "delete_wins")); // 1 + 4 + 6
+    assertEquals(12L, rule(null, 5L, 7L, "counter", "delete_wins")); // two inserts add up
+    assertEquals(null, rule(1L, 5L, null, "ours", "delete_wins"));
+    assertEquals(null, rule(1L, null, 7L, "ours", "delete_wins"));
+    assertEquals(MergeCheck.Expected.COLUMN, MergeCheck.expected(1L, 5L, 7L, "fail", "conflict").conflict());
+    assertEquals(MergeCheck.Expected.DELETE_VS_UPDATE, MergeCheck.expected(1L, 5L, null, "fail", "conflict")
+        .conflict());
+    assertEquals(MergeCheck.Expected.UPDATE_VS_DELETE, MergeCheck.expected(1L, null, 7L, "fail", "conflict")
+        .conflict());
+    assertEquals(5L, rule(1L, 5L, 1L, "fail", "conflict")); // the source did not change it: no conflict
+  }
+
+  private static Long rule(Long base, Long ours, Long theirs, String strategy, String rule) {
+    MergeCheck.Expected e = MergeCheck.expected(base, ours, theirs, strategy, rule);
+    assertEquals(MergeCheck.Expected.NONE, e.conflict());
+    return e.value();
   }
 
   @Test
@@ -425,7 +451,235 @@ class VerifierTest {
     Verification v = Verifier.verify(new Observations(History.of(w.ops), w.markers, w.status, initial, w.versions,
         Map.of(1, w.live), Map.of(1, w.shadow), w.delivered, null, w.replays, w.replaysWithoutOwn,
         List.of(new AmcheckRun("after fault #1 (restart)", "corrupt", "heap table \"ck_t1\": line pointer")), Map.of(),
-        Map.of(), List.of(), Map.of()));
+        Map.of(), List.of(), Map.of(), false, Map.of(), Map.of(), List.of(), Map.of()));
     assertEquals(Map.of("amcheck", 1L), v.violations());
+  }
+
+  private static void fault(World w, int no, String kind) {
+    w.op(0, Op.of("fault").fault(kind, "start", "#" + no + " SIGKILL").outcome("ok"));
+    w.op(0, Op.of("fault").fault(kind, "end", "#" + no + " SIGKILL; serving again").outcome("ok"));
+  }
+
+  /** T1 (xid 100) updates key 0 to 1000, its commit is acknowledged, then a failover loses it. */
+  private static World lostCommit(boolean async) {
+    World w = new World();
+    w.async = async;
+    w.begin(1, 100L);
+    w.update(1, 0, 1000);
+    w.commit(1, "ok");
+    fault(w, 1, "failover");
+    return w;
+  }
+
+  @Test
+  void aCommitLostByAFailoverIsAViolationWithASynchronousStandby() {
+    Verification v = lostCommit(false).verify();
+    assertEquals(Map.of("lost-commit", 1L), v.violations());
+    assertTrue(v.losses().isEmpty());
+  }
+
+  @Test
+  void aCommitLostByAnAsynchronousFailoverIsListedAndCountedNotAViolation() {
+    Verification v = lostCommit(true).verify();
+    assertTrue(v.valid(), v.witnesses().toString());
+    assertEquals(1, v.checked().get("acknowledged commits lost by async failover"));
+    assertTrue(v.losses().get(0).witness().contains("T1"), v.losses().toString());
+  }
+
+  @Test
+  void anAsynchronousLossBeforeNoFailoverIsStillAViolation() {
+    World w = new World();
+    w.async = true;
+    fault(w, 1, "failover");
+    w.begin(1, 100L);
+    w.update(1, 0, 1000);
+    w.commit(1, "ok"); // acknowledged after the failover: nothing excuses its loss
+    assertEquals(Map.of("lost-commit", 1L), w.verify().violations());
+  }
+
+  @Test
+  void aReadThatSawACommitAnAsynchronousFailoverLostIsListed() {
+    for (boolean async : new boolean[] {false, true}) {
+      World w = new World();
+      w.async = async;
+      w.begin(1, 100L);
+      w.update(1, 0, 1000);
+      w.commit(1, "ok");
+      w.begin(2, null);
+      Op read = w.read(2, "v1:101:101:", 0, 0, new long[] {0, 1000});
+      w.commit(2, "ok");
+      fault(w, 1, "failover");
+      w.replays.put(read.id(), List.of(new long[] {0, -1})); // the final primary never had T1
+      Verification v = w.verify();
+      if (async) {
+        assertTrue(v.valid(), v.witnesses().toString());
+        assertEquals(1, v.checked().get("reads that saw commits lost by async failover"));
+      } else {
+        assertEquals(java.util.Set.of("lost-commit", "replay-mismatch"), v.violations().keySet());
+      }
+    }
+  }
+
+  /** Scratch branch s1 forked from main; T3 reads key 0 on it; then (maybe) a crash. */
+  private static World scratchRead(boolean crash, boolean replayedBefore) {
+    World w = new World();
+    w.op(0, Op.of("branch").branch("s1").forked("main", "v1:1:1:").scratch().outcome("ok"));
+    w.begin(3, null);
+    Op read = w.op(3, Op.of("read").table(1).read("v1:1:1:", 0, 0).rows(List.of(new long[] {0, -1})).branch("s1")
+        .outcome("ok"));
+    w.commit(3, "ok");
+    if (crash) {
+      fault(w, 1, "restart");
+    }
+    w.branchStatus.put("s1", "lost");
+    w.replayErrors.put(read.id(), "GN053 scratch branch 's1' lost its rows in a crash or failover of the server");
+    if (replayedBefore) {
+      w.scratchReplays.put(read.id(), List.of(new long[] {0, -1}));
+    }
+    return w;
+  }
+
+  @Test
+  void aScratchBranchACrashEmptiedIsLostByDesignAndItsReadsWereReplayedBefore() {
+    Verification v = scratchRead(true, true).verify();
+    assertTrue(v.valid(), v.witnesses().toString());
+    assertEquals(1, v.checked().get("scratch branches emptied by a crash (GN053)"));
+    assertEquals(1, v.checked().get("scratch branch reads replayed before a fault emptied the branch"));
+    // not replayed before the crash: counted as not replayable, not silent
+    v = scratchRead(true, false).verify();
+    assertTrue(v.valid(), v.witnesses().toString());
+    assertEquals(1, v.checked().get("scratch branch reads not replayable (branch lost)"));
+  }
+
+  @Test
+  void aScratchBranchLostWithoutACrashIsAViolation() {
+    assertTrue(scratchRead(false, true).verify().violations().containsKey("scratch-lost-without-crash"));
+  }
+
+  @Test
+  void aReadReplayedBeforeTheCrashMustMatchToo() {
+    World w = scratchRead(true, true);
+    w.scratchReplays.put(w.ops.get(2).id(), List.of(new long[] {0, 5}));
+    assertEquals(Map.of("replay-mismatch", 1L), w.verify().violations());
+  }
+
+  /** A merge of b1 into main with strategy fail: both sides changed key 0, a conflict. */
+  private static World conflictingMerge(long resultKey0, boolean reported) {
+    World w = new World();
+    w.begin(7, 700L);
+    w.op(7, Op.of("merge_ours").table(1).rows(List.of(new long[] {0, 10}, new long[] {1, -2})).outcome("ok"));
+    w.op(7, Op.of("merge_theirs").table(1).rows(List.of(new long[] {0, 20}, new long[] {1, 30})).outcome("ok"));
+    w.op(7, Op.of("merge").merge("b1", "main", "fail/conflict", 1L, "conflicts (0 adds, 1 modifications, 0 deletes, "
+        + "1 conflicts)").outcome("ok"));
+    w.op(7, Op.of("merge_base").table(1).rows(List.of(new long[] {0, -1}, new long[] {1, -2})).outcome("ok"));
+    if (reported) {
+      w.op(7, Op.of("merge_conflicts").table(1).rows(List.of(new long[] {0, 0})).outcome("ok"));
+    }
+    w.op(7, Op.of("merge_result").table(1).rows(List.of(new long[] {0, resultKey0}, new long[] {1, -2}))
+        .outcome("ok"));
+    return w;
+  }
+
+  @Test
+  void aMergeWithConflictsMustReportThemAndChangeNothing() {
+    World w = conflictingMerge(10, true);
+    w.op(7, Op.of("rollback").outcome("ok"));
+    Verification v = w.verify();
+    assertTrue(v.valid(), v.witnesses().toString());
+    assertEquals(1, v.checked().get("merge conflicts reported"));
+    assertEquals(Map.of("merge-changed-on-conflict", 1L), conflictingMerge(20, true).verify().violations());
+    assertTrue(conflictingMerge(10, false).verify().violations().containsKey("merge-conflict-missed"));
+  }
+
+  @Test
+  void aResolvedConflictIsMergedAsResolved() {
+    for (long choice : new long[] {0, 1, 2, 3}) {
+      World w = conflictingMerge(10, true);
+      w.op(7, Op.of("merge_resolve").table(1).rows(List.of(new long[] {0, choice, 99})).outcome("ok"));
+      w.op(7, Op.of("merge").merge("b1", "main", "fail/conflict", 2L, "applied").outcome("ok"));
+      w.op(7, Op.of("merge_base").table(1).rows(List.of(new long[] {0, -1}, new long[] {1, -2})).outcome("ok"));
+      long want = new long[] {10, 20, -1, 99}[(int) choice];
+      Op result = w.op(7, Op.of("merge_result").table(1).rows(List.of(new long[] {0, want}, new long[] {1, 30}))
+          .outcome("ok"));
+      w.op(7, Op.of("rollback").outcome("ok"));
+      Verification v = w.verify();
+      assertTrue(v.valid(), choice + " " + v.witnesses());
+      assertEquals(1, v.checked().get("merge conflicts resolved and merged again"));
+      w.ops.set(w.ops.indexOf(result), Op.of("merge_result").table(1).rows(List.of(new long[] {0, want + 1},
+          new long[] {1, 30})).outcome("ok").session(7, 7, "rr").build(result.id(), result.t()));
+      assertEquals(Map.of("merge-lost-change", 1L), w.verify().violations(), "choice " + choice);
+    }
+  }
+
+  /** Branch b1 from main; T4, T5, T6 (xids 300..302) set key 0 on it to 500, 600, 700. */
+  private static World branchWrites() {
+    World w = new World();
+    w.op(0, Op.of("branch").branch("b1").forked("main", "v1:1:1:").outcome("ok"));
+    long v = 500;
+    for (long t = 4; t <= 6; t++, v += 100) {
+      w.op(t, Op.of("begin").xid(Long.toString(296 + t)).branch("b1").outcome("ok"));
+      w.op(t, Op.of("update").table(1).rows(List.of(new long[] {0, v})).shadow(1).branch("b1").outcome("ok"));
+      w.op(t, Op.of("commit").outcome("ok").micros(100).branch("b1"));
+      w.markers.put(t, 296 + t);
+    }
+    w.branchStatus.put("b1", "intact");
+    w.branchNow.put("b1", Map.of(1, Map.of(0L, 700L, 1L, -2L)));
+    w.parentAtCutoff.put("b1", Map.of(1, Map.of(0L, -1L, 1L, -2L)));
+    w.branchShadow.put("b1", Map.of(1, Map.of(0L, 700L)));
+    w.branchVersions.add(new BranchVersion(1, "b1", 10, 300, 'I', false, 0, null));
+    w.branchVersions.add(new BranchVersion(1, "b1", 20, 301, 'U', false, 0, 500L));
+    w.branchVersions.add(new BranchVersion(1, "b1", 30, 302, 'U', false, 0, 600L));
+    return w;
+  }
+
+  @Test
+  void branchWritesMatchTheirShadowAndTheirHistoryIsAChain() {
+    Verification v = branchWrites().verify();
+    assertTrue(v.valid(), v.witnesses().toString());
+    assertEquals(1, v.checked().get("branch keys compared with the branch shadows"));
+    assertEquals(3, v.checked().get("branch history versions checked along their rows"));
+  }
+
+  @Test
+  void aBranchThatDiffersFromItsShadowIsAViolation() {
+    World w = branchWrites();
+    w.branchNow.put("b1", Map.of(1, Map.of(0L, 600L, 1L, -2L)));
+    assertTrue(w.verify().violations().containsKey("branch-shadow-mismatch"), w.verify().byKind().toString());
+  }
+
+  @Test
+  void branchVersionKeysThatGoBackwardsAreFound() {
+    World w = branchWrites();
+    w.branchVersions.clear(); // T6's version got a smaller key than T5's
+    w.branchVersions.add(new BranchVersion(1, "b1", 10, 300, 'I', false, 0, null));
+    w.branchVersions.add(new BranchVersion(1, "b1", 20, 302, 'U', false, 0, 600L));
+    w.branchVersions.add(new BranchVersion(1, "b1", 30, 301, 'U', false, 0, 500L));
+    Verification v = w.verify();
+    assertTrue(v.violations().containsKey("vid-backwards"), v.byKind().toString());
+    assertTrue(v.first("vid-backwards").witness().contains("branch b1"), v.first("vid-backwards").witness());
+  }
+
+  @Test
+  void aBranchWhoseCreationAnAsynchronousFailoverLostIsListedWithItsReads() {
+    for (boolean async : new boolean[] {false, true}) {
+      World w = new World();
+      w.async = async;
+      w.op(0, Op.of("branch").branch("b2").forked("main", "v1:1:1:").outcome("ok"));
+      w.begin(3, null);
+      Op read = w.op(3, Op.of("read").table(1).read("v1:1:1:", 0, 0).rows(List.of(new long[] {0, -1})).branch("b2")
+          .outcome("ok"));
+      w.commit(3, "ok");
+      fault(w, 1, "failover");
+      w.branchStatus.put("b2", "missing");
+      w.replayErrors.put(read.id(), "GN050 branch 'b2' does not exist");
+      Verification v = w.verify();
+      if (async) {
+        assertTrue(v.valid(), v.witnesses().toString());
+        assertEquals(1, v.checked().get("branches lost by async failover"));
+        assertEquals(1, v.checked().get("branch reads not replayable (branch lost by async failover)"));
+      } else {
+        assertEquals(java.util.Set.of("branch-lost", "replay-error"), v.violations().keySet());
+      }
+    }
   }
 }

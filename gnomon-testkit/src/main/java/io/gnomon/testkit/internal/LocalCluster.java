@@ -292,6 +292,7 @@ public final class LocalCluster extends JdbcServer {
           new LocalCluster(source, binaries, runAs, options, standbyDir, name, this, standbyPort);
       try {
         Replication.baseBackup(binaries, runAs, port(), standbyDir, options.startupTimeout());
+        Replication.shortRetryInterval(standbyDir, options.settings());
         s.start();
         standbys.add(s);
         if (synchronous) {

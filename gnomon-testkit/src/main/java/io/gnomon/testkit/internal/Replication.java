@@ -70,6 +70,21 @@ final class Replication {
   }
 
   /**
+   * A standby's {@code wal_retrieve_retry_interval} unless the options set one: {@value
+   * #STANDBY_RETRY_INTERVAL} instead of PostgreSQL's 5 s. After its primary restarts (a crash, a
+   * killed backend), a standby waits that long before it reconnects, and every commit on the
+   * primary waits for a synchronous standby in the meantime.
+   */
+  static final String STANDBY_RETRY_INTERVAL = "200ms";
+
+  /** Sets the standby's retry interval in {@code postgresql.auto.conf} unless the options set one. */
+  static void shortRetryInterval(ClusterDirectory target, java.util.Map<String, String> settings) {
+    if (!settings.containsKey("wal_retrieve_retry_interval")) {
+      ServerConfig.setAuto(target.data(), "wal_retrieve_retry_interval", STANDBY_RETRY_INTERVAL);
+    }
+  }
+
+  /**
    * Waits until the primary streams to {@code applicationName} and, when {@code synchronous},
    * counts it as a synchronous standby.
    *
