@@ -76,8 +76,23 @@ begin
 end $$;
 comment on function gnomon.past_snapshot(text) is 'Parses a coordinate and checks it is not in the caller''s future (GN010, GN011).';
 
+-- Raised by gnomon.branch_create for a bad argument (GN021); called only when an argument is bad.
+create or replace function gnomon.bad_branch_argument(branch_name text, scratch boolean) returns text
+language plpgsql immutable as $$
+begin
+  if scratch is null then
+    raise exception using errcode = 'GN021', message = 'scratch is null', hint = 'Pass true for a scratch (unlogged) branch, false for a logged one.';
+  end if;
+  raise exception using errcode = 'GN021', message = format('invalid branch name %L', left(branch_name, 210)),
+    hint = 'A branch name has 1 to 200 characters, no control characters, and is not ''main''.';
+end $$;
+comment on function gnomon.bad_branch_argument(text, boolean) is 'Internal: GN021 for a bad branch name or a null scratch flag.';
+
 -- Creates a branch: a catalog row, no copy. parent is 'main' or a branch's name; at is a coordinate on the parent
 -- (null: now); a scratch branch is unlogged (cheaper writes; emptied by a crash).
+-- A branch of main, now, is one INSERT: the arguments are checked inside it (the error helper is called only for a
+-- bad one), the name's unique index decides whether the name is taken (no pre-check, whose plan, cached per session,
+-- could go stale as branches pile up; no exception block, which would cost a subtransaction per create).
 create or replace function gnomon.branch_create(branch_name text, parent text default 'main', at text default null,
                                                 scratch boolean default false) returns integer
 language plpgsql as $$
@@ -86,14 +101,11 @@ declare
   cut pg_snapshot;
   id integer;
 begin
-  if branch_name is null or length(branch_name) not between 1 and 200 or branch_name = 'main' or branch_name ~ '[[:cntrl:]]' then
-    raise exception using errcode = 'GN021', message = format('invalid branch name %L', left(branch_name, 210)),
-      hint = 'A branch name has 1 to 200 characters, no control characters, and is not ''main''.';
-  end if;
-  if scratch is null then
-    raise exception using errcode = 'GN021', message = 'scratch is null', hint = 'Pass true for a scratch (unlogged) branch, false for a logged one.';
-  end if;
   if parent is not null and parent <> 'main' then
+    if branch_name is null or length(branch_name) not between 1 and 200 or branch_name = 'main'
+       or branch_name ~ '[[:cntrl:]]' or scratch is null then
+      perform gnomon.bad_branch_argument(branch_name, scratch);
+    end if;
     -- a share lock on the parent's row: it cannot be dropped while this branch is created from it
     select * into p from gnomon.branch x where x.branch_name = parent for key share;
     if not found then
@@ -106,24 +118,28 @@ begin
         message = format('a logged branch cannot fork from scratch branch %L', parent),
         hint = 'A crash empties the scratch parent, which would leave the logged branch without its base: create it as a scratch branch too.';
     end if;
+    cut := case when at is null then pg_current_snapshot() else gnomon.past_snapshot(at) end;
+    if not pg_visible_in_snapshot(p.created_xid, cut) then
+      raise exception using errcode = 'GN012',
+        message = format('coordinate %s is older than branch %L', at, parent),
+        detail = format('Branch %L was created at %s.', parent, p.created_at),
+        hint = 'Fork at a coordinate captured after the parent branch was created.';
+    end if;
+  elsif at is not null then
+    cut := gnomon.past_snapshot(at);
   end if;
-  cut := case when at is null then pg_current_snapshot() else gnomon.past_snapshot(at) end;
-  if p.branch_id is not null and not pg_visible_in_snapshot(p.created_xid, cut) then
-    raise exception using errcode = 'GN012',
-      message = format('coordinate %s is older than branch %L', at, parent),
-      detail = format('Branch %L was created at %s.', parent, p.created_at),
-      hint = 'Fork at a coordinate captured after the parent branch was created.';
-  end if;
-  id := nextval('gnomon.branch_seq');
-  if scratch then id := -id; end if;
+  id := case when scratch then -nextval('gnomon.branch_seq') else nextval('gnomon.branch_seq') end;
+  cut := coalesce(cut, pg_current_snapshot());
   insert into gnomon.branch (branch_id, branch_name, parent_id, cutoff, chain, snaps, main_snap, created_xid)
-  values (id, branch_name, p.branch_id, cut,
+  values (id,
+          case when length(branch_name) between 1 and 200 and branch_name <> 'main' and branch_name !~ '[[:cntrl:]]'
+                    and scratch is not null
+               then branch_name else gnomon.bad_branch_argument(branch_name, scratch) end,
+          p.branch_id, cut,
           case when p.branch_id is null then array[id] else id || p.chain end,
           case when p.branch_id is null then array[null::pg_snapshot] else array[null::pg_snapshot, cut] || p.snaps[2:] end,
           case when p.branch_id is null then cut else p.main_snap end,
           pg_current_xact_id())
-  -- the name's unique index decides (no pre-check, whose plan, cached per session, could go stale as branches pile
-  -- up; no exception block, which would cost a subtransaction per create)
   on conflict on constraint branch_branch_name_key do nothing;
   if not found then
     raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
@@ -495,7 +511,7 @@ begin
          from %10$s h
         where r.msnap is not null and h.g_xid >= pg_snapshot_xmin(r.msnap) and not pg_visible_in_snapshot(h.g_xid, r.msnap)
        union all
-       select 2147483647, 0, false, %11$s from %12$s l
+       select 2147483647, 0::bigint, false, %11$s from %12$s l
      ) a
      order by %4$s, a.g_lvl, a.g_sub
    ) s
