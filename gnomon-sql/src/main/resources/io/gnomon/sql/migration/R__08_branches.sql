@@ -501,9 +501,9 @@ begin
         cross join lateral (select l.snap is not null and not pg_visible_in_snapshot(b.g_xid, l.snap) as f) f
          left join lateral (select h.* from gnomon_t.%7$I h
                              where f.f and h.g_branch = b.g_branch and %8$s and h.g_xid >= pg_snapshot_xmin(l.snap)
-                               and not pg_visible_in_snapshot(h.g_xid, l.snap)
+                               and not pg_visible_in_snapshot(h.g_xid, l.snap) %%PRUNE_H%%
                              order by h.g_vid limit 1) h on true
-        where b.g_branch = any (r.chain) and (l.snap is null or pg_visible_in_snapshot(b.g_cxid, l.snap))
+        where b.g_branch = any (r.chain) and (l.snap is null or pg_visible_in_snapshot(b.g_cxid, l.snap)) %%PRUNE_B%%
        union all
        -- main's versions the main snapshot does not see: the first holds the key's image at the snapshot (none
        -- when it is the key's insert)
@@ -526,13 +526,22 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, bf_cols, rb, rh, heq_b, hp
     execute format('drop function if exists gnomon_t.%I() cascade', gnomon.object_name(tt.base_name, '_cur'));
   end if;
   execute format('create or replace function gnomon_t.%I(p gnomon.point) returns table (%s) language sql stable as %L',
-                 gnomon.object_name(tt.base_name, '_at'), ret_cols, replace(at_body, '%SRC%', '(select p as q offset 0)'));
+                 gnomon.object_name(tt.base_name, '_at'), ret_cols,
+                 replace(replace(replace(at_body, '%SRC%', '(select p as q offset 0)'), '%PRUNE_B%', ''), '%PRUNE_H%', ''));
   -- the selected branch now: its point straight from the catalog (one probe of its primary key) when every level is
   -- logged or every scratch level still has its rows (gnomon.branch_intact, called only for a chain with a scratch
   -- level); else gnomon.current_point(), which raises GN054 (none selected), GN050 (dropped) or GN053 (lost)
   execute format('create or replace function gnomon_t.%I() returns table (%s) language sql stable as %L',
                  gnomon.object_name(tt.base_name, '_cur'), ret_cols,
-                 replace(at_body, '%SRC%', '(select coalesce((select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.branch b '
+                 replace(replace(replace(at_body,
+                         -- while a scratch branch exists the reads name the partitioned branch tables: a logged
+                         -- branch's chain has only logged levels (ids > 0), a scratch branch's levels have ids at
+                         -- least its own (ancestors were created first), so this bound, computed once when the
+                         -- statement starts, leaves the other partition out of the plan (initial pruning) instead
+                         -- of starting and probing it on every read
+                         '%PRUNE_B%', 'and b.g_branch >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)'),
+                         '%PRUNE_H%', 'and h.g_branch >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)'),
+                         '%SRC%', '(select coalesce((select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.branch b '
                                           'where b.branch_id = nullif(current_setting(''gnomon.branch'', true), '''')::integer '
                                           'and (0 < all (b.chain) or gnomon.branch_intact(b))), gnomon.current_point()) as q offset 0)'));
   execute format('comment on function gnomon_t.%I(gnomon.point) is %L', gnomon.object_name(tt.base_name, '_at'),
