@@ -380,8 +380,8 @@ declare
   tab text; hist text; bt name; bh name; bschema name; vname text;
   cols text; keys text; bcols text; hcols_def text;
   at_body text; trg_body text; diff_body text;
-  s_cols text; l_cols text; ret_cols text; bf_cols text; beq_m text; xeq_h text; rb name; rh name; x_cols text; h_cols text; b_cols text;
-  beq_l text; beq_x text; heq_b text; xeq_l text; keys_b text; keys_x text; keys_s text; hp_cols text; keys_a text;
+  s_cols text; l_cols text; ret_cols text; bf_cols text; rb name; rh name; h_cols text; b_cols text;
+  beq_l text; beq_x text; heq_b text; keys_b text; keys_x text; hp_cols text; keys_a text;
   old_cols text; new_cols text; cur_cols text; old_keys text; new_keys text; ceq_old text; ceq_new text; aeq_new text;
   set_new text; set_del text; key_changed text; key_json text;
   con record; grantee record; d record;
@@ -400,7 +400,7 @@ begin
          string_agg(format('%I %s%s', x->>'name', x->>'storetype', coalesce(' collate ' || (x->>'collation'), '')), ', ' order by (x->>'attnum')::int),
          string_agg(case when x->>'type' = x->>'storetype' then format('s.%I', x->>'name') else format('s.%I::%s', x->>'name', x->>'type') end, ', ' order by (x->>'attnum')::int),
          string_agg(format('l.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
-         string_agg(case when x->>'type' = x->>'storetype' then format('h.%I', x->>'name') else format('h.%I::%s', x->>'name', x->>'type') end, ', ' order by (x->>'attnum')::int),
+         string_agg(format('h.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('%s.%I', case when (x->>'name') = any (tt.key_columns) then 'b' else 'h' end, x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('b.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('old.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
@@ -409,23 +409,20 @@ begin
          string_agg(format('%1$I = new.%1$I', x->>'name'), ', ' order by (x->>'attnum')::int),
          coalesce(string_agg(format('%1$I = null', x->>'name'), ', ' order by (x->>'attnum')::int)
                     filter (where not (x->>'name') = any (tt.key_columns)), '')
-    into cols, hcols_def, s_cols, l_cols, x_cols, h_cols, b_cols, old_cols, new_cols, cur_cols, set_new, set_del
+    into cols, hcols_def, s_cols, l_cols, hp_cols, h_cols, b_cols, old_cols, new_cols, cur_cols, set_new, set_del
     from jsonb_array_elements(tt.columns) x;
   select string_agg(format('%I %s', x->>'name', x->>'type'), ', ' order by (x->>'attnum')::int),
          string_agg(case when (x->>'name') = any (tt.key_columns) then format('b.%I', x->>'name')
                          else format('case when f.f then h.%1$I else b.%1$I end as %1$I', x->>'name') end, ', ' order by (x->>'attnum')::int)
     into ret_cols, bf_cols
     from jsonb_array_elements(tt.columns) x;
-  select string_agg(format('b.%1$I = m.%1$I', k), ' and '), string_agg(format('x.%1$I = h.%1$I', k), ' and ')
-    into beq_m, xeq_h from unnest(tt.key_columns) k;
   select string_agg(format('%I', k), ', ' order by o),
          string_agg(format('b.%1$I = l.%1$I', k), ' and ' order by o),
          string_agg(format('b.%1$I = h.%1$I', k), ' and ' order by o),
          string_agg(format('h.%1$I = b.%1$I', k), ' and ' order by o),
-         string_agg(format('x.%1$I = l.%1$I', k), ' and ' order by o),
          string_agg(format('b.%I', k), ', ' order by o),
          string_agg(format('x.%I', k), ', ' order by o),
-         string_agg(format('s.%I', k), ', ' order by o),
+         string_agg(format('a.%I', k), ', ' order by o),
          string_agg(format('old.%I', k), ', ' order by o),
          string_agg(format('new.%I', k), ', ' order by o),
          string_agg(format('c.%1$I = old.%1$I', k), ' and ' order by o),
@@ -433,7 +430,7 @@ begin
          string_agg(format('a.%1$I = new.%1$I', k), ' and ' order by o),
          string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ' order by o),
          string_agg(format('%L, k.%I', k, k), ', ' order by o)
-    into keys, beq_l, beq_x, heq_b, xeq_l, keys_b, keys_x, keys_s, old_keys, new_keys, ceq_old, ceq_new, aeq_new, key_changed, key_json
+    into keys, beq_l, beq_x, heq_b, keys_b, keys_x, keys_a, old_keys, new_keys, ceq_old, ceq_new, aeq_new, key_changed, key_json
     from unnest(tt.key_columns) with ordinality u(k, o);
 
   -- the branch tables, created once (gnomon.follow_table_change adds columns to them)
@@ -484,9 +481,6 @@ begin
   else
     rb := gnomon.object_name(bt, '_l'); rh := gnomon.object_name(bh, '_l');
   end if;
-  select string_agg(format('h.%I', x->>'name'), ', ' order by (x->>'attnum')::int) into hp_cols
-    from jsonb_array_elements(tt.columns) x;
-  select string_agg(format('a.%I', k), ', ' order by o) into keys_a from unnest(tt.key_columns) with ordinality u(k, o);
   at_body := format($b$
   select %3$s
     from (select (s.q).chain as chain, (s.q).snaps as snaps, (s.q).main_snap as msnap
