@@ -102,10 +102,6 @@ declare
   id integer;
 begin
   if parent is not null and parent <> 'main' then
-    if branch_name is null or length(branch_name) not between 1 and 200 or branch_name = 'main'
-       or branch_name ~ '[[:cntrl:]]' or scratch is null then
-      perform gnomon.bad_branch_argument(branch_name, scratch);
-    end if;
     -- a share lock on the parent's row: it cannot be dropped while this branch is created from it
     select * into p from gnomon.branch x where x.branch_name = parent for key share;
     if not found then
