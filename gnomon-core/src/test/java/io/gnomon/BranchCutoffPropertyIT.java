@@ -85,6 +85,7 @@ class BranchCutoffPropertyIT extends GnomonIT {
     assertTrue(committed.get() > 50, "the sessions committed work");
 
     // 1. the cutoff invariant, each side read through a different path
+    int checkedAll = 0;
     for (String b : branches) {
       Branch branch = gnomon().branches().get(b);
       TreeMap<Integer, Integer> now = read("select k, v from gnomon_t.kv_at(gnomon.point('" + b + "'))");
@@ -102,8 +103,10 @@ class BranchCutoffPropertyIT extends GnomonIT {
           checked++;
         }
       }
-      assertTrue(checked > 0 || keys.isEmpty(), "some keys of " + b + " were untouched");
+      checkedAll += checked;
     }
+    // (per branch, every key can have been written: the first branch takes writes for five rounds over 50 keys)
+    assertTrue(checkedAll > 0, "seed " + seed + ": some key was untouched on some branch");
     // 2. exact replay of every snapshot read
     for (Read r : reads) {
       String point = "gnomon.point('" + r.branch() + "', '" + r.coordinate() + "')";

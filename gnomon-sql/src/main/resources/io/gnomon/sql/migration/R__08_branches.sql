@@ -31,11 +31,14 @@ end $$;
 comment on function gnomon.find_branch(text) is 'The catalog row of a branch (GN050 when no branch has that name).';
 
 -- Whether a branch's rows are all there: false for a scratch branch (or a scratch ancestor) emptied by a crash.
+-- (PL/pgSQL, not SQL: the branch view calls it only for a chain with a scratch level, so it must not be inlined
+-- into the view's plan, and its query plan is cached per session)
 create or replace function gnomon.branch_intact(b gnomon.branch) returns boolean
-language sql stable as $$
-  select not exists (select 1 from unnest(b.chain) c(id)
-                      where c.id < 0 and not exists (select 1 from gnomon.scratch_alive a where a.branch_id = c.id))
-$$;
+language plpgsql stable as $$
+begin
+  return not exists (select 1 from unnest(b.chain) c(id)
+                      where c.id < 0 and not exists (select 1 from gnomon.scratch_alive a where a.branch_id = c.id));
+end $$;
 comment on function gnomon.branch_intact(gnomon.branch) is 'False when the branch, or a scratch branch it reads through, lost its rows in a crash or failover.';
 
 create or replace function gnomon.check_intact(b gnomon.branch) returns gnomon.branch
@@ -73,8 +76,23 @@ begin
 end $$;
 comment on function gnomon.past_snapshot(text) is 'Parses a coordinate and checks it is not in the caller''s future (GN010, GN011).';
 
+-- Raised by gnomon.branch_create for a bad argument (GN021); called only when an argument is bad.
+create or replace function gnomon.bad_branch_argument(branch_name text, scratch boolean) returns text
+language plpgsql immutable as $$
+begin
+  if scratch is null then
+    raise exception using errcode = 'GN021', message = 'scratch is null', hint = 'Pass true for a scratch (unlogged) branch, false for a logged one.';
+  end if;
+  raise exception using errcode = 'GN021', message = format('invalid branch name %L', left(branch_name, 210)),
+    hint = 'A branch name has 1 to 200 characters, no control characters, and is not ''main''.';
+end $$;
+comment on function gnomon.bad_branch_argument(text, boolean) is 'Internal: GN021 for a bad branch name or a null scratch flag.';
+
 -- Creates a branch: a catalog row, no copy. parent is 'main' or a branch's name; at is a coordinate on the parent
 -- (null: now); a scratch branch is unlogged (cheaper writes; emptied by a crash).
+-- A branch of main, now, is one INSERT: the arguments are checked inside it (the error helper is called only for a
+-- bad one), the name's unique index decides whether the name is taken (no pre-check, whose plan, cached per session,
+-- could go stale as branches pile up; no exception block, which would cost a subtransaction per create).
 create or replace function gnomon.branch_create(branch_name text, parent text default 'main', at text default null,
                                                 scratch boolean default false) returns integer
 language plpgsql as $$
@@ -83,13 +101,6 @@ declare
   cut pg_snapshot;
   id integer;
 begin
-  if branch_name is null or length(branch_name) not between 1 and 200 or branch_name = 'main' or branch_name ~ '[[:cntrl:]]' then
-    raise exception using errcode = 'GN021', message = format('invalid branch name %L', left(branch_name, 210)),
-      hint = 'A branch name has 1 to 200 characters, no control characters, and is not ''main''.';
-  end if;
-  if scratch is null then
-    raise exception using errcode = 'GN021', message = 'scratch is null', hint = 'Pass true for a scratch (unlogged) branch, false for a logged one.';
-  end if;
   if parent is not null and parent <> 'main' then
     -- a share lock on the parent's row: it cannot be dropped while this branch is created from it
     select * into p from gnomon.branch x where x.branch_name = parent for key share;
@@ -103,24 +114,28 @@ begin
         message = format('a logged branch cannot fork from scratch branch %L', parent),
         hint = 'A crash empties the scratch parent, which would leave the logged branch without its base: create it as a scratch branch too.';
     end if;
+    cut := case when at is null then pg_current_snapshot() else gnomon.past_snapshot(at) end;
+    if not pg_visible_in_snapshot(p.created_xid, cut) then
+      raise exception using errcode = 'GN012',
+        message = format('coordinate %s is older than branch %L', at, parent),
+        detail = format('Branch %L was created at %s.', parent, p.created_at),
+        hint = 'Fork at a coordinate captured after the parent branch was created.';
+    end if;
+  elsif at is not null then
+    cut := gnomon.past_snapshot(at);
   end if;
-  cut := case when at is null then pg_current_snapshot() else gnomon.past_snapshot(at) end;
-  if p.branch_id is not null and not pg_visible_in_snapshot(p.created_xid, cut) then
-    raise exception using errcode = 'GN012',
-      message = format('coordinate %s is older than branch %L', at, parent),
-      detail = format('Branch %L was created at %s.', parent, p.created_at),
-      hint = 'Fork at a coordinate captured after the parent branch was created.';
-  end if;
-  id := nextval('gnomon.branch_seq');
-  if scratch then id := -id; end if;
+  id := case when scratch then -nextval('gnomon.branch_seq') else nextval('gnomon.branch_seq') end;
+  cut := coalesce(cut, pg_current_snapshot());
   insert into gnomon.branch (branch_id, branch_name, parent_id, cutoff, chain, snaps, main_snap, created_xid)
-  values (id, branch_name, p.branch_id, cut,
+  values (id,
+          case when length(branch_name) between 1 and 200 and branch_name <> 'main' and branch_name !~ '[[:cntrl:]]'
+                    and scratch is not null
+               then branch_name else gnomon.bad_branch_argument(branch_name, scratch) end,
+          p.branch_id, cut,
           case when p.branch_id is null then array[id] else id || p.chain end,
           case when p.branch_id is null then array[null::pg_snapshot] else array[null::pg_snapshot, cut] || p.snaps[2:] end,
           case when p.branch_id is null then cut else p.main_snap end,
           pg_current_xact_id())
-  -- the name's unique index decides (no pre-check, whose plan, cached per session, could go stale as branches pile
-  -- up; no exception block, which would cost a subtransaction per create)
   on conflict on constraint branch_branch_name_key do nothing;
   if not found then
     raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
@@ -369,8 +384,8 @@ declare
   tab text; hist text; bt name; bh name; bschema name; vname text;
   cols text; keys text; bcols text; hcols_def text;
   at_body text; trg_body text; diff_body text; keys_body text;
-  s_cols text; l_cols text; ret_cols text; bf_cols text; beq_m text; xeq_h text; rb name; rh name; x_cols text; h_cols text; b_cols text;
-  beq_l text; beq_x text; heq_b text; xeq_l text; keys_b text; keys_x text; keys_s text;
+  s_cols text; l_cols text; ret_cols text; bf_cols text; rb name; rh name; h_cols text; b_cols text;
+  beq_l text; beq_x text; heq_b text; keys_b text; keys_x text; hp_cols text; keys_a text;
   old_cols text; new_cols text; cur_cols text; old_keys text; new_keys text; ceq_old text; ceq_new text; aeq_new text;
   set_new text; set_del text; key_changed text; key_json text;
   con record; grantee record; d record;
@@ -389,7 +404,7 @@ begin
          string_agg(format('%I %s%s', x->>'name', x->>'storetype', coalesce(' collate ' || (x->>'collation'), '')), ', ' order by (x->>'attnum')::int),
          string_agg(case when x->>'type' = x->>'storetype' then format('s.%I', x->>'name') else format('s.%I::%s', x->>'name', x->>'type') end, ', ' order by (x->>'attnum')::int),
          string_agg(format('l.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
-         string_agg(case when x->>'type' = x->>'storetype' then format('h.%I', x->>'name') else format('h.%I::%s', x->>'name', x->>'type') end, ', ' order by (x->>'attnum')::int),
+         string_agg(format('h.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('%s.%I', case when (x->>'name') = any (tt.key_columns) then 'b' else 'h' end, x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('b.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('old.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
@@ -398,23 +413,20 @@ begin
          string_agg(format('%1$I = new.%1$I', x->>'name'), ', ' order by (x->>'attnum')::int),
          coalesce(string_agg(format('%1$I = null', x->>'name'), ', ' order by (x->>'attnum')::int)
                     filter (where not (x->>'name') = any (tt.key_columns)), '')
-    into cols, hcols_def, s_cols, l_cols, x_cols, h_cols, b_cols, old_cols, new_cols, cur_cols, set_new, set_del
+    into cols, hcols_def, s_cols, l_cols, hp_cols, h_cols, b_cols, old_cols, new_cols, cur_cols, set_new, set_del
     from jsonb_array_elements(tt.columns) x;
   select string_agg(format('%I %s', x->>'name', x->>'type'), ', ' order by (x->>'attnum')::int),
          string_agg(case when (x->>'name') = any (tt.key_columns) then format('b.%I', x->>'name')
                          else format('case when f.f then h.%1$I else b.%1$I end as %1$I', x->>'name') end, ', ' order by (x->>'attnum')::int)
     into ret_cols, bf_cols
     from jsonb_array_elements(tt.columns) x;
-  select string_agg(format('b.%1$I = m.%1$I', k), ' and '), string_agg(format('x.%1$I = h.%1$I', k), ' and ')
-    into beq_m, xeq_h from unnest(tt.key_columns) k;
   select string_agg(format('%I', k), ', ' order by o),
          string_agg(format('b.%1$I = l.%1$I', k), ' and ' order by o),
          string_agg(format('b.%1$I = h.%1$I', k), ' and ' order by o),
          string_agg(format('h.%1$I = b.%1$I', k), ' and ' order by o),
-         string_agg(format('x.%1$I = l.%1$I', k), ' and ' order by o),
          string_agg(format('b.%I', k), ', ' order by o),
          string_agg(format('x.%I', k), ', ' order by o),
-         string_agg(format('s.%I', k), ', ' order by o),
+         string_agg(format('a.%I', k), ', ' order by o),
          string_agg(format('old.%I', k), ', ' order by o),
          string_agg(format('new.%I', k), ', ' order by o),
          string_agg(format('c.%1$I = old.%1$I', k), ' and ' order by o),
@@ -422,7 +434,7 @@ begin
          string_agg(format('a.%1$I = new.%1$I', k), ' and ' order by o),
          string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ' order by o),
          string_agg(format('%L, k.%I', k, k), ', ' order by o)
-    into keys, beq_l, beq_x, heq_b, xeq_l, keys_b, keys_x, keys_s, old_keys, new_keys, ceq_old, ceq_new, aeq_new, key_changed, key_json
+    into keys, beq_l, beq_x, heq_b, keys_b, keys_x, keys_a, old_keys, new_keys, ceq_old, ceq_new, aeq_new, key_changed, key_json
     from unnest(tt.key_columns) with ordinality u(k, o);
 
   -- the branch tables, created once (gnomon.follow_table_change adds columns to them)
@@ -459,6 +471,13 @@ begin
   -- The table at a point: per key, the state at the nearest branch level that held the key at that level's
   -- snapshot (the live branch row when the snapshot saw its last write, else the image from before the first
   -- write it did not see); keys no level held read main as of the point's main snapshot, like an as-of read.
+  -- One DISTINCT ON over three arms — the branch rows of every level of the chain (one probe of the branch table's
+  -- key-first primary key: g_branch = any (chain)), main's versions the main snapshot does not see, and main's live
+  -- rows — ordered per key by level (the branch levels, nearest first, then main's history, then main's live row)
+  -- and, within main's history, by version: the first row per key is the key's state at the point (a tombstone, or
+  -- main's insert after the snapshot, hides the key). A query on the key columns (a point read through the branch
+  -- view, a merge's or a diff's per-key read) has its condition pushed into every arm, so it is a few index probes
+  -- and a sort of a few rows, whatever the depth; there is no anti-join and no sub-plan to rebuild per point.
   -- Reads go to the logged partitions only while no scratch branch exists (gnomon.branch_create and branch_drop
   -- reinstall when the first scratch branch comes or the last one goes): fewer relations in every branch read.
   if exists (select 1 from gnomon.branch x where x.branch_id < 0) then
@@ -467,46 +486,35 @@ begin
     rb := gnomon.object_name(bt, '_l'); rh := gnomon.object_name(bh, '_l');
   end if;
   at_body := format($b$
-  with r as materialized (
-    select (s.q).chain as chain, (s.q).snaps as snaps, (s.q).main_snap as msnap, pg_snapshot_xmin((s.q).main_snap) as mlo
-      from %%SRC%% s
-     where (s.q).main_snap is null or pg_visible_in_snapshot(%1$L::xid8, (s.q).main_snap) or gnomon.point_too_old(%2$s, s.q)
-  ), lv as materialized (
-    select u.id, u.snap, u.lvl from r cross join lateral unnest(r.chain, r.snaps) with ordinality u(id, snap, lvl)
-  )
-  select %3$s from (
-    select case when f.f then h.g_del else b.g_del end as g_del, %5$s
-      from lv join gnomon_t.%6$I b on b.g_branch = lv.id
-     cross join lateral (select lv.snap is not null and not pg_visible_in_snapshot(b.g_xid, lv.snap) as f) f
-      left join lateral (select h.* from gnomon_t.%7$I h
-                          where f.f and h.g_branch = b.g_branch and %8$s and h.g_xid >= pg_snapshot_xmin(lv.snap)
-                            and not pg_visible_in_snapshot(h.g_xid, lv.snap)
-                          order by h.g_vid limit 1) h on true
-     where (lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap))
-       -- the nearest level that held the key wins
-       and not exists (select 1 from lv n join gnomon_t.%6$I nb on nb.g_branch = n.id
-                        where n.lvl < lv.lvl and %16$s and (n.snap is null or pg_visible_in_snapshot(nb.g_cxid, n.snap)))) s
+  select %3$s
+    from (select (s.q).chain as chain, (s.q).snaps as snaps, (s.q).main_snap as msnap
+            from %%SRC%% s
+           where (s.q).main_snap is null or pg_visible_in_snapshot(%1$L::xid8, (s.q).main_snap) or gnomon.point_too_old(%2$s, s.q)) r
+   cross join lateral (
+     select distinct on (%4$s) a.* from (
+       select array_position(r.chain, b.g_branch) as g_lvl, 0::bigint as g_sub,
+              case when f.f then h.g_del else b.g_del end as g_del, %5$s
+         from gnomon_t.%6$I b
+        cross join lateral (select r.snaps[array_position(r.chain, b.g_branch)] as snap) l
+        cross join lateral (select l.snap is not null and not pg_visible_in_snapshot(b.g_xid, l.snap) as f) f
+         left join lateral (select h.* from gnomon_t.%7$I h
+                             where f.f and h.g_branch = b.g_branch and %8$s and h.g_xid >= pg_snapshot_xmin(l.snap)
+                               and not pg_visible_in_snapshot(h.g_xid, l.snap) %%PRUNE_H%%
+                             order by h.g_vid limit 1) h on true
+        where b.g_branch = any (r.chain) and (l.snap is null or pg_visible_in_snapshot(b.g_cxid, l.snap)) %%PRUNE_B%%
+       union all
+       -- main's versions the main snapshot does not see: the first holds the key's image at the snapshot (none
+       -- when it is the key's insert)
+       select 2147483646, h.g_vid, h.g_op = 'I', %9$s
+         from %10$s h
+        where r.msnap is not null and h.g_xid >= pg_snapshot_xmin(r.msnap) and not pg_visible_in_snapshot(h.g_xid, r.msnap)
+       union all
+       select 2147483647, 0::bigint, false, %11$s from %12$s l
+     ) a
+     order by %4$s, a.g_lvl, a.g_sub
+   ) s
    where not s.g_del
-  union all
-  select m.* from (
-    -- (the null test inside the subquery: under an OR it became a hashed subplan, built once per statement even
-    -- when the point changes from row to row of a lateral call)
-    select %9$s from %10$s l
-     where not exists (select 1 from %11$s x where %12$s and (select r.msnap from r) is not null
-                        and x.g_xid >= (select r.mlo from r)
-                        and not pg_visible_in_snapshot(x.g_xid, (select r.msnap from r)))
-    union all
-    -- a changed key: the image from before its first version the main snapshot does not see
-    select %13$s from %11$s h
-     where (select r.msnap from r) is not null and h.g_xid >= (select r.mlo from r)
-       and not pg_visible_in_snapshot(h.g_xid, (select r.msnap from r)) and h.g_op <> 'I'
-       and not exists (select 1 from %11$s x where %14$s and x.g_vid < h.g_vid and x.g_xid >= (select r.mlo from r)
-                        and not pg_visible_in_snapshot(x.g_xid, (select r.msnap from r)))) m
-   where not exists (select 1 from lv join gnomon_t.%6$I b on b.g_branch = lv.id
-                      where %15$s and (lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap)))
-$b$, tt.track_xid::text, tt.table_id, s_cols, keys_s, bf_cols, rb, rh, heq_b,
-     l_cols, tab, hist, xeq_l, x_cols, xeq_h, beq_m,
-     (select string_agg(format('nb.%1$I = b.%1$I', k), ' and ') from unnest(tt.key_columns) k));
+$b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, bf_cols, rb, rh, heq_b, hp_cols, hist, l_cols, tab);
   -- it returns the table's columns, not its row type: the branch view then does not depend on the table, so a
   -- refused schema change reaches the DDL guard (GN006) instead of failing on the view
   -- a changed column list (ADD COLUMN) changes the return type: then drop and recreate (the view is recreated below)
@@ -516,14 +524,24 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_s, bf_cols, rb, rh, heq_b,
     execute format('drop function if exists gnomon_t.%I() cascade', gnomon.object_name(tt.base_name, '_cur'));
   end if;
   execute format('create or replace function gnomon_t.%I(p gnomon.point) returns table (%s) language sql stable as %L',
-                 gnomon.object_name(tt.base_name, '_at'), ret_cols, replace(at_body, '%SRC%', '(select p as q offset 0)'));
-  -- the selected branch now: its point straight from the catalog (one probe) when every level is logged, else
-  -- through gnomon.current_point(), which checks scratch levels and raises GN054, GN050 or GN053
+                 gnomon.object_name(tt.base_name, '_at'), ret_cols,
+                 replace(replace(replace(at_body, '%SRC%', '(select p as q offset 0)'), '%PRUNE_B%', ''), '%PRUNE_H%', ''));
+  -- the selected branch now: its point straight from the catalog (one probe of its primary key) when every level is
+  -- logged or every scratch level still has its rows (gnomon.branch_intact, called only for a chain with a scratch
+  -- level); else gnomon.current_point(), which raises GN054 (none selected), GN050 (dropped) or GN053 (lost)
   execute format('create or replace function gnomon_t.%I() returns table (%s) language sql stable as %L',
                  gnomon.object_name(tt.base_name, '_cur'), ret_cols,
-                 replace(at_body, '%SRC%', '(select coalesce((select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.branch b '
+                 replace(replace(replace(at_body,
+                         -- while a scratch branch exists the reads name the partitioned branch tables: a logged
+                         -- branch's chain has only logged levels (ids > 0), a scratch branch's levels have ids at
+                         -- least its own (ancestors were created first), so this bound, computed once when the
+                         -- statement starts, leaves the other partition out of the plan (initial pruning) instead
+                         -- of starting and probing it on every read
+                         '%PRUNE_B%', 'and b.g_branch >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)'),
+                         '%PRUNE_H%', 'and h.g_branch >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)'),
+                         '%SRC%', '(select coalesce((select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.branch b '
                                           'where b.branch_id = nullif(current_setting(''gnomon.branch'', true), '''')::integer '
-                                          'and 0 < all (b.chain)), gnomon.current_point()) as q offset 0)'));
+                                          'and (0 < all (b.chain) or gnomon.branch_intact(b))), gnomon.current_point()) as q offset 0)'));
   execute format('comment on function gnomon_t.%I(gnomon.point) is %L', gnomon.object_name(tt.base_name, '_at'),
                  format('Rows of %s at a point: main or a branch, now or as of a coordinate (gnomon.point(branch, coordinate)). Generated by gnomon.track().', tab));
 

@@ -4,6 +4,7 @@
 package io.gnomon.sql.internal.generated;
 
 
+import io.gnomon.sql.internal.generated.routines.BadBranchArgument;
 import io.gnomon.sql.internal.generated.routines.BranchCreate;
 import io.gnomon.sql.internal.generated.routines.BranchDrop;
 import io.gnomon.sql.internal.generated.routines.BranchIntact;
@@ -131,6 +132,50 @@ import org.jooq.types.YearToSecond;
  */
 @SuppressWarnings({ "all", "unchecked", "rawtypes" })
 public class Routines {
+
+    /**
+     * Call <code>gnomon.bad_branch_argument</code>
+     */
+    public static String badBranchArgument(
+          Configuration configuration
+        , String branchName
+        , Boolean scratch
+    ) {
+        BadBranchArgument f = new BadBranchArgument();
+        f.setBranchName(branchName);
+        f.setScratch(scratch);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.bad_branch_argument</code> as a field.
+     */
+    public static Field<String> badBranchArgument(
+          String branchName
+        , Boolean scratch
+    ) {
+        BadBranchArgument f = new BadBranchArgument();
+        f.setBranchName(branchName);
+        f.setScratch(scratch);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.bad_branch_argument</code> as a field.
+     */
+    public static Field<String> badBranchArgument(
+          Field<String> branchName
+        , Field<Boolean> scratch
+    ) {
+        BadBranchArgument f = new BadBranchArgument();
+        f.setBranchName(branchName);
+        f.setScratch(scratch);
+
+        return f.asField();
+    }
 
     /**
      * Call <code>gnomon.branch_create</code>
