@@ -43,7 +43,7 @@ public final class Backfill {
     Integer[] tableIds;
     try (PreparedStatement ps = c.prepareStatement(
         // the start snapshot is a committed row, safe in any incarnation: labelled with the one reading it
-        "select 'v2:' || gnomon.incarnation()::text || ':' || start_snapshot::text, table_ids, tick_id, txn_key, vid,"
+        "select gnomon.coordinate_text(start_snapshot::text), table_ids, tick_id, txn_key, vid,"
             + " (select b.branch_name from gnomon.branch b where b.branch_id = k.branch_id), k.branch_id is not null"
             + " from gnomon.consumer k where consumer_name = ?")) {
       ps.setString(1, consumer);

@@ -22,7 +22,7 @@ import org.jooq.types.YearToSecond;
 /** The feed's calls into the catalog: the generated routines for the gnomon.feed_* functions, and a few queries. */
 public final class FeedSql {
   private static final String CONSUMER_QUERY =
-      "select k.consumer_name, k.with_images, k.tick_id, k.txn_key, k.vid, 'v2:' || gnomon.incarnation()::text || ':' || k.start_snapshot::text,"
+      "select k.consumer_name, k.with_images, k.tick_id, k.txn_key, k.vid, gnomon.coordinate_text(k.start_snapshot::text),"
           + " extract(epoch from k.max_lag)::float8, k.registered_at, k.acked_at,"
           + " array(select format('%I.%I', t.schema_name, t.table_name) from gnomon.tracked_table t"
           + "        where t.table_id = any (k.table_ids) order by t.table_id),"

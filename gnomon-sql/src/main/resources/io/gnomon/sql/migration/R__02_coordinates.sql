@@ -42,9 +42,17 @@ language sql immutable parallel safe as $$
 $$;
 comment on function gnomon.snapshot_text(pg_snapshot, xid8) is 'Internal: a snapshot''s text with an own xid added to its in-progress list.';
 
+-- The text of a coordinate of the current incarnation, from a snapshot's text: the one place the form is written.
+create or replace function gnomon.coordinate_text(snapshot text) returns text
+language sql stable parallel safe as $$
+  select 'v2:' || gnomon.incarnation()::text || ':' || snapshot
+$$;
+comment on function gnomon.coordinate_text(text) is
+  'Internal: the coordinate of the current incarnation with this snapshot text (committed snapshots need no other guard).';
+
 create or replace function gnomon.coordinate() returns text
 language sql volatile parallel safe as $$
-  select 'v2:' || gnomon.incarnation()::text || ':' || gnomon.snapshot_text(pg_current_snapshot(), pg_current_xact_id_if_assigned())
+  select gnomon.coordinate_text(gnomon.snapshot_text(pg_current_snapshot(), pg_current_xact_id_if_assigned()))
 $$;
 comment on function gnomon.coordinate() is
   'The coordinate of the current statement (READ COMMITTED) or transaction (REPEATABLE READ, SERIALIZABLE), as text: store it and read as of it later. It does not include the calling transaction''s own uncommitted writes.';

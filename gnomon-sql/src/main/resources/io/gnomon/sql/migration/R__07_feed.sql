@@ -95,7 +95,7 @@ begin
   insert into gnomon.consumer (consumer_name, table_ids, with_images, tick_id, start_snapshot, max_lag, branch_id)
   values (consumer_name, ids, with_images, t0, snap, max_lag, b.branch_id);
   -- (a committed snapshot needs no guard across faults: it is labelled with the incarnation reading it)
-  return 'v2:' || gnomon.incarnation()::text || ':' || snap::text;
+  return gnomon.coordinate_text(snap::text);
 end $$;
 comment on function gnomon.feed_register(text, text[], text, boolean, interval, text) is
   'Registers a change-feed consumer of tracked tables, on main or on a branch, from now or from a coordinate; returns its start coordinate (read the tables as of it for a backfill).';

@@ -22,6 +22,7 @@ import io.gnomon.sql.internal.generated.routines.ConsumerRow;
 import io.gnomon.sql.internal.generated.routines.Coordinate;
 import io.gnomon.sql.internal.generated.routines.CoordinateAt;
 import io.gnomon.sql.internal.generated.routines.CoordinateSnapshot;
+import io.gnomon.sql.internal.generated.routines.CoordinateText;
 import io.gnomon.sql.internal.generated.routines.CurrentBranch;
 import io.gnomon.sql.internal.generated.routines.CurrentPoint;
 import io.gnomon.sql.internal.generated.routines.DropBranchObjects;
@@ -785,6 +786,44 @@ public class Routines {
     ) {
         CoordinateSnapshot f = new CoordinateSnapshot();
         f.setCoordinate(coordinate);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.coordinate_text</code>
+     */
+    public static String coordinateText(
+          Configuration configuration
+        , String snapshot
+    ) {
+        CoordinateText f = new CoordinateText();
+        f.setSnapshot(snapshot);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.coordinate_text</code> as a field.
+     */
+    public static Field<String> coordinateText(
+          String snapshot
+    ) {
+        CoordinateText f = new CoordinateText();
+        f.setSnapshot(snapshot);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.coordinate_text</code> as a field.
+     */
+    public static Field<String> coordinateText(
+          Field<String> snapshot
+    ) {
+        CoordinateText f = new CoordinateText();
+        f.setSnapshot(snapshot);
 
         return f.asField();
     }
