@@ -58,6 +58,10 @@ class CoordinatesIT extends GnomonIT {
     CoordinateTooOldException old =
         assertThrows(CoordinateTooOldException.class, () -> sqlTranslated("select * from gnomon_t.bc_as_of('v1:3:3:')"));
     assertTrue(old.getMessage().contains("bc"), "names the table: " + old.getMessage());
+    // a coordinate of an incarnation this database never recorded a tick of: lost, and the detail says why
+    CoordinateLostException lost = assertThrows(CoordinateLostException.class,
+        () -> sqlTranslated("select * from gnomon_t.bc_as_of('v2:1:" + now.xmin() + ":" + now.xmin() + ":')"));
+    assertTrue(lost.getMessage().contains("No tick of that incarnation survived"), lost.getMessage());
   }
 
   @Test

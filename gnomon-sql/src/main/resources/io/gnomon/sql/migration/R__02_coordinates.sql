@@ -98,9 +98,11 @@ begin
       raise exception using errcode = 'GN013',
         message = format('coordinate %s was captured before a crash or failover of the server, after the last tick that survived it',
                          left(coordinate, 100)),
-        detail = coalesce(format('Coordinates of that incarnation are readable up to xmax %s, the last tick recorded before the fault. '
+        -- (format() turns a NULL argument into an empty string, so the case picks the detail)
+        detail = coalesce(case when anchor is not null then
+                          format('Coordinates of that incarnation are readable up to xmax %s, the last tick recorded before the fault. '
                                  || 'Transactions this coordinate counts as ended may have lost their WAL in the fault, and the server '
-                                 || 'may have given their ids to later transactions, so no read as of it can be exact.', anchor),
+                                 || 'may have given their ids to later transactions, so no read as of it can be exact.', anchor) end,
                           'No tick of that incarnation survived the fault. Transactions this coordinate counts as ended may have '
                           || 'lost their WAL in it, and the server may have given their ids to later transactions, so no read as of '
                           || 'it can be exact.'),
