@@ -60,18 +60,35 @@ public record FeedPosition(long tick, long txnKey, long vid) implements Comparab
     if (parts.length != 3) {
       throw malformed(text, "it must have the form v1:tick:txnKey:vid");
     }
-    try {
-      long[] n = new long[3];
-      for (int i = 0; i < 3; i++) {
-        if (!parts[i].matches("\\d{1,18}")) {
-          throw new IllegalArgumentException("\"" + parts[i] + "\" is not a number of 1 to 18 digits");
-        }
-        n[i] = Long.parseLong(parts[i]);
+    long[] n = new long[3];
+    for (int i = 0; i < 3; i++) {
+      n[i] = number(parts[i]);
+      if (n[i] < 0) {
+        throw malformed(text, "\"" + parts[i] + "\" is not a number of 1 to 18 digits");
       }
+    }
+    try {
       return new FeedPosition(n[0], n[1], n[2]);
     } catch (IllegalArgumentException e) {
       throw malformed(text, e.getMessage());
     }
+  }
+
+  /** A number of 1 to 18 ASCII digits, else -1 (no regular expression: a page parses one position per event). */
+  private static long number(String s) {
+    int length = s.length();
+    if (length < 1 || length > 18) {
+      return -1;
+    }
+    long n = 0;
+    for (int i = 0; i < length; i++) {
+      char ch = s.charAt(i);
+      if (ch < '0' || ch > '9') {
+        return -1;
+      }
+      n = n * 10 + (ch - '0');
+    }
+    return n;
   }
 
   /** Whether this position is after {@code other}. */

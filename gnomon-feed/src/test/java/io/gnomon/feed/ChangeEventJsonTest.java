@@ -28,6 +28,21 @@ class ChangeEventJsonTest {
   }
 
   @Test
+  void anEventOfJsonTextIsWrittenWithItsTextCopied() throws Exception {
+    FeedPosition p = FeedPosition.of(41, 57, 56);
+    ChangeEvent e = ChangeEvent.ofJson(p.toString(), Operation.of("u"), "public.account", "shop", "public",
+        "account", "{\"id\":1}", "{\"id\":1,\"balance\":100.00}", "{\"id\":1,\"balance\":70.50}", p, 42,
+        Instant.ofEpochMilli(1_700_000_000_123L), 1234, 56, mapper.reader());
+    String expected = "{\"id\":\"v1:41:57:56\",\"before\":{\"id\":1,\"balance\":100.00},"
+        + "\"after\":{\"id\":1,\"balance\":70.50},\"op\":\"u\",\"ts_ms\":1700000000123,\"source\":{\"version\":\"1\","
+        + "\"connector\":\"gnomon\",\"ts_ms\":1700000000123,\"snapshot\":\"false\",\"db\":\"shop\","
+        + "\"schema\":\"public\",\"table\":\"account\",\"branch\":\"main\",\"txId\":1234,\"tick\":42,\"vid\":56,"
+        + "\"position\":\"v1:41:57:56\"},\"key\":{\"id\":1}}";
+    assertEquals(expected, mapper.writeValueAsString(e));
+    assertEquals(expected, new String(mapper.writeValueAsBytes(e), java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  @Test
   void aBackfillRowIsASnapshotReadWithoutTransaction() throws Exception {
     FeedPosition p = FeedPosition.afterTick(3);
     ChangeEvent e = new ChangeEvent("v1:r:public.account:{\"id\":2}", Operation.READ, "public.account", "shop",

@@ -1,6 +1,8 @@
 package io.gnomon.feed.internal;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.core.json.JsonGeneratorImpl;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.SerializerProvider;
@@ -31,6 +33,26 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
   /** The envelope's format version, {@code source.version}. */
   public static final String FORMAT_VERSION = "1";
 
+  // field names encoded once (a generator copies their bytes instead of escaping and encoding them per event)
+  private static final SerializableString ID = name("id");
+  private static final SerializableString BEFORE = name("before");
+  private static final SerializableString AFTER = name("after");
+  private static final SerializableString OP = name("op");
+  private static final SerializableString TS_MS = name("ts_ms");
+  private static final SerializableString SOURCE = name("source");
+  private static final SerializableString VERSION = name("version");
+  private static final SerializableString CONNECTOR = name("connector");
+  private static final SerializableString SNAPSHOT = name("snapshot");
+  private static final SerializableString DB = name("db");
+  private static final SerializableString SCHEMA = name("schema");
+  private static final SerializableString TABLE = name("table");
+  private static final SerializableString BRANCH = name("branch");
+  private static final SerializableString TX_ID = name("txId");
+  private static final SerializableString TICK = name("tick");
+  private static final SerializableString VID = name("vid");
+  private static final SerializableString POSITION = name("position");
+  private static final SerializableString KEY = name("key");
+
   /** The serializer Jackson instantiates for {@code @JsonSerialize(using = …)}. */
   public ChangeEventSerializer() {
     super(ChangeEvent.class);
@@ -40,49 +62,56 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
   public void serialize(ChangeEvent e, JsonGenerator g, SerializerProvider provider) throws IOException {
     boolean read = e.isBackfill();
     g.writeStartObject();
-    g.writeStringField("id", e.id());
+    string(g, ID, e.id());
     boolean raw = g instanceof JsonGeneratorImpl;
-    image(g, "before", raw, e);
-    image(g, "after", raw, e);
-    g.writeStringField("op", e.op().code());
-    g.writeNumberField("ts_ms", e.tsMs());
-    g.writeObjectFieldStart("source");
-    g.writeStringField("version", FORMAT_VERSION);
-    g.writeStringField("connector", "gnomon");
-    g.writeNumberField("ts_ms", e.tsMs());
-    g.writeStringField("snapshot", read ? "true" : "false");
-    g.writeStringField("db", e.database());
-    g.writeStringField("schema", e.schema());
-    g.writeStringField("table", e.table());
-    g.writeStringField("branch", e.branch());
-    number(g, "txId", read ? null : e.xid());
-    number(g, "tick", read ? null : e.tick());
-    number(g, "vid", read ? null : e.vid());
-    g.writeStringField("position", e.position().toString());
+    image(g, BEFORE, raw, e);
+    image(g, AFTER, raw, e);
+    string(g, OP, e.op().code());
+    g.writeFieldName(TS_MS);
+    g.writeNumber(e.tsMs());
+    g.writeFieldName(SOURCE);
+    g.writeStartObject();
+    string(g, VERSION, FORMAT_VERSION);
+    string(g, CONNECTOR, "gnomon");
+    g.writeFieldName(TS_MS);
+    g.writeNumber(e.tsMs());
+    string(g, SNAPSHOT, read ? "true" : "false");
+    string(g, DB, e.database());
+    string(g, SCHEMA, e.schema());
+    string(g, TABLE, e.table());
+    string(g, BRANCH, e.branch());
+    number(g, TX_ID, read, e.xid());
+    number(g, TICK, read, e.tick());
+    number(g, VID, read, e.vid());
+    string(g, POSITION, e.position().toString());
     g.writeEndObject();
-    image(g, "key", raw, e);
+    image(g, KEY, raw, e);
     g.writeEndObject();
   }
 
-  private static void image(JsonGenerator g, String field, boolean raw, ChangeEvent e) throws IOException {
+  private static SerializableString name(String field) {
+    SerializedString s = new SerializedString(field);
+    s.asQuotedUTF8(); // encode now, once
+    return s;
+  }
+
+  private static void string(JsonGenerator g, SerializableString field, String value) throws IOException {
+    g.writeFieldName(field);
+    g.writeString(value);
+  }
+
+  private static void image(JsonGenerator g, SerializableString field, boolean raw, ChangeEvent e)
+      throws IOException {
     g.writeFieldName(field);
     if (raw) {
-      String json = switch (field) {
-        case "before" -> e.beforeJson();
-        case "after" -> e.afterJson();
-        default -> e.keyJson();
-      };
+      String json = field == BEFORE ? e.beforeJson() : field == AFTER ? e.afterJson() : e.keyJson();
       if (json == null) {
         g.writeNull();
       } else {
         g.writeRawValue(json);
       }
     } else {
-      JsonNode value = switch (field) {
-        case "before" -> e.before();
-        case "after" -> e.after();
-        default -> e.key();
-      };
+      JsonNode value = field == BEFORE ? e.before() : field == AFTER ? e.after() : e.key();
       if (value == null) {
         g.writeNull();
       } else {
@@ -91,11 +120,14 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
     }
   }
 
-  private static void number(JsonGenerator g, String field, Long value) throws IOException {
-    if (value == null) {
-      g.writeNullField(field);
+  /** A number, or null for a backfill row (no boxing: three per event). */
+  private static void number(JsonGenerator g, SerializableString field, boolean isNull, long value)
+      throws IOException {
+    g.writeFieldName(field);
+    if (isNull) {
+      g.writeNull();
     } else {
-      g.writeNumberField(field, value);
+      g.writeNumber(value);
     }
   }
 }
