@@ -22,15 +22,21 @@ public enum Operation {
     return code;
   }
 
+  // the codes above, indexed by their one character: a page looks one up per event
+  private static final Operation[] BY_CODE = new Operation[128];
+
+  static {
+    for (Operation o : values()) {
+      BY_CODE[o.code.charAt(0)] = o;
+    }
+  }
+
   /** The operation with this code. */
   public static Operation of(String code) {
-    // a switch, not a search: a page looks one up per event
-    return switch (code == null ? "" : code) {
-      case "c" -> CREATE;
-      case "u" -> UPDATE;
-      case "d" -> DELETE;
-      case "r" -> READ;
-      default -> throw new IllegalArgumentException("no change-event operation has code " + code);
-    };
+    Operation o = code != null && code.length() == 1 && code.charAt(0) < 128 ? BY_CODE[code.charAt(0)] : null;
+    if (o == null) {
+      throw new IllegalArgumentException("no change-event operation has code " + code);
+    }
+    return o;
   }
 }
