@@ -15,7 +15,7 @@
  * at a future xid), and inserts it with table_tuple_insert and ExecInsertIndexTuples (the btree on the key and the
  * BRIN on g_xid), with the partition and its indexes open for the whole statement.
  *
- * The rare paths are not duplicated here: an UPDATE whose keys changed (flagged by the key-change row trigger),
+ * The rare paths are not duplicated here: an UPDATE whose keys changed (found by comparing the old and new rows),
  * any UPDATE of a partitioned table (rows moved between partitions must be paired by key), TRUNCATE, and a history
  * whose columns do not match the table by name and type are handed to the table's PL/pgSQL trigger function,
  * called with the same trigger data (it is SECURITY DEFINER and runs its SQL through SPI).
@@ -39,6 +39,7 @@
 #include "partitioning/partdesc.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
@@ -71,6 +72,7 @@ typedef struct WriteTarget
 	Oid			seq_oid;		/* gnomon.version_seq */
 	int			nkeys;
 	NameData	keys[INDEX_MAX_KEYS];
+	AttrNumber	keyattnums[INDEX_MAX_KEYS];	/* the key columns in the tracked table */
 } WriteTarget;
 
 static HTAB *targets = NULL;
@@ -193,6 +195,22 @@ lookup_target(Relation rel)
 						RelationGetRelationName(rel)),
 				 errhint("Re-install them: select gnomon.use_c_module(true);")));
 
+	for (int k = 0; k < fresh.nkeys; k++)
+	{
+		TupleDesc	desc = RelationGetDescr(rel);
+
+		fresh.keyattnums[k] = InvalidAttrNumber;
+		for (int j = 0; j < desc->natts; j++)
+			if (!TupleDescAttr(desc, j)->attisdropped
+				&& strcmp(NameStr(TupleDescAttr(desc, j)->attname), NameStr(fresh.keys[k])) == 0)
+				fresh.keyattnums[k] = j + 1;
+		if (fresh.keyattnums[k] == InvalidAttrNumber)
+			ereport(ERROR,
+					(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+					 errmsg("key column %s of tracked table %s does not exist",
+							NameStr(fresh.keys[k]), RelationGetRelationName(rel))));
+	}
+
 	/* SPI may have run invalidations: enter the entry only now */
 	t = (WriteTarget *) hash_search(targets, &relid, HASH_ENTER, &found);
 	memcpy(t, &fresh, sizeof(fresh));
@@ -216,20 +234,86 @@ call_fallback(WriteTarget *t, FunctionCallInfo outer)
 	return result;
 }
 
-/* Whether the key-change row trigger flagged this statement (the same setting the PL/pgSQL function reads). */
+/*
+ * Whether an UPDATE changed a key: the old and new transition tables hold the rows of an UPDATE of a plain table in
+ * the same order (PostgreSQL adds each row's old and new image together), so they are compared pairwise, byte for
+ * byte. A key that changed only in its bytes (numeric 1.0 to 1.00) counts as changed: the PL/pgSQL function then
+ * pairs the rows by key equality and writes the same 'U' versions. With the C module, tables have no key-change
+ * row trigger (its WHEN clause, prepared for every statement, cost more than this comparison).
+ */
 static bool
-key_change_flagged(WriteTarget *t)
+keys_changed(WriteTarget *t, Relation rel, Tuplestorestate *olds, Tuplestorestate *news)
+{
+	TupleDesc	sd = RelationGetDescr(rel);
+	TupleTableSlot *o;
+	TupleTableSlot *n;
+	int			optr;
+	int			nptr;
+	bool		changed = false;
+	AttrNumber	maxatt = 0;
+
+	if (tuplestore_tuple_count(olds) != tuplestore_tuple_count(news))
+		return true;
+	for (int k = 0; k < t->nkeys; k++)
+		maxatt = Max(maxatt, t->keyattnums[k]);
+	o = MakeSingleTupleTableSlot(sd, &TTSOpsMinimalTuple);
+	n = MakeSingleTupleTableSlot(sd, &TTSOpsMinimalTuple);
+	optr = tuplestore_alloc_read_pointer(olds, EXEC_FLAG_REWIND);
+	nptr = tuplestore_alloc_read_pointer(news, EXEC_FLAG_REWIND);
+	tuplestore_select_read_pointer(olds, optr);
+	tuplestore_rescan(olds);
+	tuplestore_select_read_pointer(news, nptr);
+	tuplestore_rescan(news);
+	for (;;)
+	{
+		bool		has_old;
+		bool		has_new;
+
+		tuplestore_select_read_pointer(olds, optr);
+		has_old = tuplestore_gettupleslot(olds, true, false, o);
+		tuplestore_select_read_pointer(news, nptr);
+		has_new = tuplestore_gettupleslot(news, true, false, n);
+		if (!has_old || !has_new)
+		{
+			changed = has_old != has_new;
+			break;
+		}
+		slot_getsomeattrs(o, maxatt);
+		slot_getsomeattrs(n, maxatt);
+		for (int k = 0; k < t->nkeys && !changed; k++)
+		{
+			int			a = t->keyattnums[k] - 1;
+			Form_pg_attribute att = TupleDescAttr(sd, a);
+
+			if (o->tts_isnull[a] != n->tts_isnull[a])
+				changed = true;
+			else if (!o->tts_isnull[a]
+					 && !datumIsEqual(o->tts_values[a], n->tts_values[a], att->attbyval, att->attlen))
+				changed = true;
+		}
+		if (changed)
+			break;
+	}
+	tuplestore_select_read_pointer(olds, 0);
+	tuplestore_select_read_pointer(news, 0);
+	ExecDropSingleTupleTableSlot(o);
+	ExecDropSingleTupleTableSlot(n);
+	return changed;
+}
+
+/* Flags the statement for the PL/pgSQL function, as its key-change row trigger would: pair old and new by key. */
+static void
+flag_key_change(WriteTarget *t)
 {
 	LOCAL_FCINFO(fc, 0);
 	int			depth;
 	char		name[64];
-	const char *value;
 
 	InitFunctionCallInfoData(*fc, NULL, 0, InvalidOid, NULL, NULL);
 	depth = DatumGetInt32(pg_trigger_depth(fc));
 	snprintf(name, sizeof(name), "gnomon.key_change_%d_%d", t->table_id, depth);
-	value = GetConfigOption(name, true, false);
-	return value != NULL && strcmp(value, "y") == 0;
+	(void) set_config_option(name, "y", superuser() ? PGC_SUSET : PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL,
+							 true, 0, false);
 }
 
 #define MAP_NULL 0
@@ -508,8 +592,18 @@ gnomon_write(PG_FUNCTION_ARGS)
 	else
 	{
 		/* rows moved between partitions, or keys changed: old and new rows are paired by key there */
-		if (td->tg_relation->rd_rel->relkind == RELKIND_PARTITIONED_TABLE || key_change_flagged(t))
+		if (td->tg_relation->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 			return call_fallback(t, fcinfo);
+		if (td->tg_oldtable == NULL || td->tg_newtable == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+					 errmsg("trigger %s on %s has no transition tables", tgname, RelationGetRelationName(td->tg_relation)),
+					 errhint("Re-create Gnomon's triggers: select gnomon.use_c_module(true);")));
+		if (keys_changed(t, td->tg_relation, td->tg_oldtable, td->tg_newtable))
+		{
+			flag_key_change(t);
+			return call_fallback(t, fcinfo);
+		}
 		rows = td->tg_oldtable;
 		op = 'U';
 	}

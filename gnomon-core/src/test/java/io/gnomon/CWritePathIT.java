@@ -218,6 +218,25 @@ class CWritePathIT extends GnomonIT {
   }
 
   @Test
+  void aKeyThatChangesOnlyItsBytesWritesWhatThePlpgsqlTriggerWrites() throws Exception {
+    // numeric 1.0 and 1.00 are equal keys with other bytes: the C trigger sees a change and lets PL/pgSQL pair by key
+    twoTables("create table %1$s (id numeric primary key, v text)");
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      both(st, "insert into %1$s values (1.0, 'a'), (2, 'b'), (3, 'c')");
+      c.commit();
+      both(st, "update %1$s set id = 1.00, v = 'x' where id = 1");
+      both(st, "update %1$s set id = id * 10 where id >= 2");
+      both(st, "update %1$s set v = 'y'");
+      c.commit();
+    }
+    String pl = one("select string_agg((id, g_xid, g_op, v)::text, ',' order by id, g_vid) from gnomon_t.pl_h");
+    assertEquals(pl, one("select string_agg((id, g_xid, g_op, v)::text, ',' order by id, g_vid) from gnomon_t.cc_h"));
+    assertTrue(pl.contains("(1.0,") && pl.contains(",D,b)") && pl.contains(",I,)"), pl);
+  }
+
+  @Test
   void plainWritesNeverReachThePlpgsqlFunctionAndRarePathsDo() throws Exception {
     sql("create table f (id int primary key, v int)");
     gnomon().track("f");

@@ -178,7 +178,8 @@ end $$;
 -- The write triggers of a tracked table, the one place that creates them: four statement-level triggers with
 -- transition tables, and the key-change row trigger. Behind the statement triggers is the optional C module's
 -- gnomon.write_c() when it is enabled (gnomon.use_c_module), else the table's generated PL/pgSQL function; both
--- write the same versions (the C function hands key changes, partitioned UPDATEs and TRUNCATE to the PL/pgSQL one).
+-- write the same versions (the C function finds key changes itself and hands them, partitioned UPDATEs and TRUNCATE
+-- to the PL/pgSQL one).
 -- (use_c: whether they call gnomon.write_c(); by default, whenever the C module is enabled)
 create or replace function gnomon.install_triggers(p_table_id integer, use_c boolean default null) returns void
 language plpgsql as $$
@@ -201,10 +202,14 @@ begin
   execute format('create trigger gnomon_update after update on %s referencing old table as gnomon_old new table as gnomon_new '
                  'for each statement execute function %s', tab, fn);
   -- fires only for rows whose key an UPDATE changed, and only to tell the statement trigger to pair old and new rows
-  execute format('create trigger gnomon_key_change after update on %s for each row when (%s) '
-                 'execute function gnomon_t.%I()', tab,
-                 (select string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ') from unnest(tt.key_columns) k),
-                 tt.key_change_function);
+  -- (gnomon.write_c() compares the old and new transition rows itself and flags the statement the same way: no row
+  -- trigger then, whose WHEN clause PostgreSQL prepares again for every statement)
+  if fn <> 'gnomon.write_c()' then
+    execute format('create trigger gnomon_key_change after update on %s for each row when (%s) '
+                   'execute function gnomon_t.%I()', tab,
+                   (select string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ') from unnest(tt.key_columns) k),
+                   tt.key_change_function);
+  end if;
   execute format('create trigger gnomon_delete after delete on %s referencing old table as gnomon_old '
                  'for each statement execute function %s', tab, fn);
   execute format('create trigger gnomon_truncate before truncate on %s '
