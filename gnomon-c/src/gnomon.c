@@ -193,7 +193,7 @@ lookup_target(Relation rel)
 				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
 				 errmsg("the generated objects of tracked table %s are missing (history, trigger function or gnomon.version_seq)",
 						RelationGetRelationName(rel)),
-				 errhint("Re-install them: select gnomon.use_c_module(true);")));
+				 errhint("They are only ever created by gnomon.track(); untrack and track the table again.")));
 
 	for (int k = 0; k < fresh.nkeys; k++)
 	{
