@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reproduces the figures in docs/performance.md: bench/run.sh [--quick] [GROUP...]
 #
-# Groups: write-read (tracked vs untracked pgbench_accounts, pgbench and server-side loops), jmh
+# Groups: write-read (tracked vs untracked pgbench_accounts, pgbench and server-side loops; with the PL/pgSQL and
+# the optional C write trigger side by side), jmh
 # (CoordinateBenchmark), experiments, feed (the change feed vs PgQ and wal2json, which this script installs
 # from Debian when missing), branches (reads and writes on branches vs main, depth 4 vs 1, creating a branch,
 # main with 100,000 open branches, catalog bytes per branch, diff on 2M vs 200k rows; about fifteen minutes),
@@ -67,8 +68,8 @@ cp_string="$(IFS=':'; echo "${cp_entries[*]}")"
 cd "$root"
 # what is measured: the commit, and whether the SQL or Java that bench runs differed from it
 revision="$(git log -1 --format='%h %cI' 2> /dev/null || echo unknown)"
-if [[ -n "$(git status --porcelain -- gnomon-sql/src/main/resources gnomon-core/src/main gnomon-feed/src/main 2> /dev/null)" ]]; then
-  revision="$revision, with uncommitted changes to the SQL, gnomon-core or gnomon-feed"
+if [[ -n "$(git status --porcelain -- gnomon-sql/src/main/resources gnomon-core/src/main gnomon-feed/src/main gnomon-c 2> /dev/null)" ]]; then
+  revision="$revision, with uncommitted changes to the SQL, gnomon-c, gnomon-core or gnomon-feed"
 fi
 export GNOMON_BENCH_REVISION="$revision"
 # the feed group compares with PgQ and wal2json from Debian: install them here when missing (never from tests)
@@ -77,5 +78,14 @@ if [[ $# -eq 0 || " $* " == *" feed "* ]]; then
   export GNOMON_BENCH_FEED_PEERS
   echo "bench: feed peers: ${GNOMON_BENCH_FEED_PEERS//$'\n'/; }" >&2
 fi
+# the optional C write path (gnomon-c), measured by the write-read group beside the PL/pgSQL trigger: built here with
+# PGXS and loaded by absolute path from the run's private copy; without it, the group measures PL/pgSQL only
+c_library=()
+if make -s -C "$root/gnomon-c" > "$snapshot/gnomon-c-build.log" 2>&1 && cp "$root/gnomon-c/gnomon.so" "$snapshot/gnomon.so"; then
+  c_library=("-Dgnomon.c.library=$snapshot/gnomon.so")
+else
+  echo "bench: gnomon-c did not build (see $snapshot/gnomon-c-build.log; it needs postgresql-server-dev-15):" \
+       "the C write path is not measured" >&2
+fi
 echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); measuring $revision" >&2
-exec java -Xmx1g -Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp "$cp_string" io.gnomon.bench.BenchMain --out "$root/target/bench" "$@"
+exec java -Xmx1g -Dorg.slf4j.simpleLogger.defaultLogLevel=error "${c_library[@]}" -cp "$cp_string" io.gnomon.bench.BenchMain --out "$root/target/bench" "$@"

@@ -8,7 +8,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -28,6 +31,38 @@ abstract class GnomonIT {
       gnomon = Gnomon.open(db.dataSource());
     }
     return gnomon;
+  }
+
+  /**
+   * Whether this class writes history through the optional C module's trigger ({@code gnomon.use_c_module(true)}),
+   * enabled before each test, instead of the generated PL/pgSQL function. Subclasses named {@code …CIT} run a whole
+   * test class again that way.
+   */
+  boolean cWritePath() {
+    return false;
+  }
+
+  @BeforeEach
+  void chooseWritePath() throws SQLException {
+    if (cWritePath()) {
+      sql("select gnomon.use_c_module(true, '" + cLibrary() + "')");
+    }
+  }
+
+  /**
+   * The C module built by gnomon-c ({@code gnomon.c.library}, set by the Maven build), as an absolute path the test
+   * server loads; a missing file fails the test (a skipped C path would be a silent red build).
+   */
+  static String cLibrary() {
+    String path = System.getProperty("gnomon.c.library");
+    if (path == null || path.isBlank()) {
+      throw new AssertionError("-Dgnomon.c.library is not set; run the tests through Maven, which builds gnomon-c first");
+    }
+    Path p = Path.of(path).toAbsolutePath().normalize();
+    if (!Files.isReadable(p)) {
+      throw new AssertionError(p + " does not exist: build it with `make -C gnomon-c` (or mvn install -pl gnomon-c)");
+    }
+    return p.toString();
   }
 
   @AfterEach

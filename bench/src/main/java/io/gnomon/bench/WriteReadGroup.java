@@ -29,6 +29,7 @@ final class WriteReadGroup {
     Machine.describe().forEach(line -> log.log("%s", line));
     log.log("server: %s", serverVersion(pg));
     double freshBytesPerRow = load(pg, pgbench, log);
+    boolean withC = loadC(pg, pgbench, log);
     List<Metric> rows = new ArrayList<>();
     try (Connection t = pg.connect(TRACKED); Connection u = pg.connect(UNTRACKED)) {
       WriteRead wr = new WriteRead(pg, budget, pgbench, new Wal(bin, pg.dataDirectory()), log, t, u);
@@ -40,6 +41,19 @@ final class WriteReadGroup {
       List<Metric> server = writes.serverTime();
       List<Metric> wal = writes.walPerWrite();
       List<Metric> bulk = writes.bulkUpdate();
+      // the optional C write path, three ways side by side (C trigger, PL/pgSQL trigger, untracked)
+      List<Metric> cWrites = new ArrayList<>();
+      if (withC) {
+        try (Connection tc = pg.connect(CWriteMetrics.TRACKED_C)) {
+          CWriteMetrics c = new CWriteMetrics(wr, tc);
+          log.log("load before the C write path: %.2f", Machine.load());
+          cWrites.addAll(c.updateTps(1));
+          cWrites.addAll(c.updateTps(2));
+          cWrites.addAll(c.serverTime());
+          cWrites.addAll(c.bulkUpdate());
+          Db.exec(tc, "vacuum analyze");
+        }
+      }
       // the writes left autovacuum work behind (the history grew by a million versions): do it now, on both
       // sides, so that it neither competes with the reads for the two cores nor invalidates their cached plans
       for (Connection c : List.of(t, u)) {
@@ -66,6 +80,7 @@ final class WriteReadGroup {
       rows.add(pastScan.get(0));
       rows.add(coordinate);
       rows.add(track);
+      rows.addAll(cWrites);
       // the evidence behind them
       rows.addAll(server.subList(1, server.size()));
       rows.addAll(wal.subList(1, wal.size()));
@@ -103,6 +118,35 @@ final class WriteReadGroup {
       Db.exec(u, "vacuum analyze");
       Db.exec(t, "checkpoint");
       return fresh;
+    } catch (SQLException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Loads a third copy, tracked through the optional C module (gnomon.use_c_module); returns false, and the group
+   * runs without the C metrics, when the server cannot load the library.
+   */
+  private static boolean loadC(PgCluster pg, Pgbench pgbench, Details log) {
+    String db = CWriteMetrics.TRACKED_C;
+    pg.createDatabase(db);
+    pgbench.initialize(db, SCALE);
+    Catalog.install(pg.dataSource(db));
+    try (Connection c = pg.connect(db)) {
+      Db.exec(c, "create schema bench");
+      Db.exec(c, ServerSql.updateLoop(ROWS));
+      Db.exec(c, "select gnomon.track('public.pgbench_accounts')");
+      try {
+        Db.exec(c, "select gnomon.use_c_module(true, '" + CWriteMetrics.library().replace("'", "''") + "')");
+      } catch (RuntimeException e) {
+        log.log("the C module %s could not be loaded, so the C write path is not measured: %s",
+            CWriteMetrics.library(), e.getMessage());
+        return false;
+      }
+      log.log("loaded %d rows into %s, tracked through the C module %s", ROWS, db, CWriteMetrics.library());
+      Db.exec(c, "vacuum analyze");
+      Db.exec(c, "checkpoint");
+      return true;
     } catch (SQLException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }

@@ -57,7 +57,7 @@ public final class Errors {
                   case COORDINATE_TOO_OLD -> new CoordinateTooOldException(message, e);
                   case COORDINATE_LOST_IN_FAULT -> new CoordinateLostException(message, e);
                   case INVALID_ARGUMENT -> new InvalidArgumentException(message, e);
-                  case CATALOG_VERSION_MISMATCH -> new GnomonException(message, state, e);
+                  case CATALOG_VERSION_MISMATCH, C_MODULE_UNAVAILABLE, C_TRIGGER_MISUSE -> new GnomonException(message, state, e);
                   case CONSUMER_NOT_FOUND -> new ConsumerNotFoundException(message, e);
                   case CONSUMER_EXISTS -> new ConsumerExistsException(message, e);
                   case CONSUMER_EXPIRED -> new ConsumerExpiredException(message, e);

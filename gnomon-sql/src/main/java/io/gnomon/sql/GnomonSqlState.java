@@ -63,7 +63,17 @@ public enum GnomonSqlState {
   /** The merge strategy does not fit the column's type. */
   STRATEGY_TYPE_MISMATCH("GN062", false),
   /** No merge, or no conflict of that merge, matches. */
-  MERGE_NOT_FOUND("GN063", false);
+  MERGE_NOT_FOUND("GN063", false),
+  /**
+   * The optional C module cannot be loaded (missing library, no superuser, or another interface
+   * version).
+   */
+  C_MODULE_UNAVAILABLE("GN070", false),
+  /**
+   * The C write trigger fired where Gnomon did not install it, or the table's generated objects are
+   * missing.
+   */
+  C_TRIGGER_MISUSE("GN071", false);
 
   private final String sqlState;
   private final boolean retryable;

@@ -175,6 +175,106 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
 end $$;
 
 
+-- The write triggers of a tracked table, the one place that creates them: four statement-level triggers with
+-- transition tables, and the key-change row trigger. Behind the statement triggers is the optional C module's
+-- gnomon.write_c() when it is enabled (gnomon.use_c_module), else the table's generated PL/pgSQL function; both
+-- write the same versions (the C function finds key changes itself and hands them, partitioned UPDATEs and TRUNCATE
+-- to the PL/pgSQL one).
+-- (use_c: whether they call gnomon.write_c(); by default, whenever the C module is enabled)
+create or replace function gnomon.install_triggers(p_table_id integer, use_c boolean default null) returns void
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  tab text;
+  fn text;
+  old_trigger name;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  tab := format('%I.%I', tt.schema_name, tt.table_name);
+  fn := case when coalesce(use_c, gnomon.c_module_enabled()) then 'gnomon.write_c()' else format('gnomon_t.%I()', tt.trigger_function) end;
+  for old_trigger in select t.tgname from pg_trigger t
+                      where t.tgrelid = tt.relid and t.tgname in ('gnomon_insert', 'gnomon_update', 'gnomon_key_change',
+                                                                  'gnomon_delete', 'gnomon_truncate') loop
+    execute format('drop trigger %I on %s', old_trigger, tab);
+  end loop;
+  execute format('create trigger gnomon_insert after insert on %s referencing new table as gnomon_new '
+                 'for each statement execute function %s', tab, fn);
+  execute format('create trigger gnomon_update after update on %s referencing old table as gnomon_old new table as gnomon_new '
+                 'for each statement execute function %s', tab, fn);
+  -- fires only for rows whose key an UPDATE changed, and only to tell the statement trigger to pair old and new rows
+  -- (gnomon.write_c() compares the old and new transition rows itself and flags the statement the same way: no row
+  -- trigger then, whose WHEN clause PostgreSQL prepares again for every statement)
+  if fn <> 'gnomon.write_c()' then
+    execute format('create trigger gnomon_key_change after update on %s for each row when (%s) '
+                   'execute function gnomon_t.%I()', tab,
+                   (select string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ') from unnest(tt.key_columns) k),
+                   tt.key_change_function);
+  end if;
+  execute format('create trigger gnomon_delete after delete on %s referencing old table as gnomon_old '
+                 'for each statement execute function %s', tab, fn);
+  execute format('create trigger gnomon_truncate before truncate on %s '
+                 'for each statement execute function %s', tab, fn);
+end $$;
+comment on function gnomon.install_triggers(integer, boolean) is
+  'Creates the write triggers of a tracked table, calling the C module''s gnomon.write_c() when it is enabled, else the generated PL/pgSQL function.';
+
+-- Whether the optional C write path is enabled in this database (gnomon.use_c_module(true) created gnomon.write_c()).
+create or replace function gnomon.c_module_enabled() returns boolean
+language sql stable as $$ select pg_catalog.to_regprocedure('gnomon.write_c()') is not null $$;
+comment on function gnomon.c_module_enabled() is 'Whether the optional C write path (gnomon.write_c()) is enabled in this database.';
+
+-- Enables or disables the optional C write path: loads the library (a name found on dynamic_library_path, by
+-- default $libdir/gnomon after `make install` in gnomon-c, or an absolute path), checks its interface version,
+-- creates gnomon.write_c() and re-creates the write triggers of every tracked table to call it; disabling puts the
+-- PL/pgSQL trigger functions back and drops the C functions. Needs a superuser (C is an untrusted language); takes
+-- each tracked table's trigger lock briefly. Returns how many tracked tables were switched.
+create or replace function gnomon.use_c_module(enable boolean, library text default 'gnomon') returns integer
+language plpgsql as $$
+declare
+  v integer;
+  n integer := 0;
+  tid integer;
+begin
+  if enable is null or (enable and (library is null or library = '')) then
+    raise exception using errcode = 'GN021', message = 'gnomon.use_c_module needs enable true or false, and a library when enabling',
+      hint = 'select gnomon.use_c_module(true); or select gnomon.use_c_module(true, ''/path/to/gnomon.so'');';
+  end if;
+  if enable then
+    begin
+      execute format('create or replace function gnomon.c_module_version() returns integer language c strict as %L, %L',
+                     library, 'gnomon_c_version');
+      execute 'select gnomon.c_module_version()' into v;
+    exception when others then
+      raise exception using errcode = 'GN070',
+        message = format('the Gnomon C module %L cannot be loaded: %s', library, sqlerrm),
+        detail = format('SQLSTATE %s. Creating a C function needs a superuser, and the library must be readable by the server.', sqlstate),
+        hint = 'Build and install it on the database server (cd gnomon-c && make && make install, with the server''s pg_config), '
+               'then run select gnomon.use_c_module(true); as a superuser. Without it, Gnomon uses its PL/pgSQL triggers.';
+    end;
+    if v is distinct from 1 then
+      execute 'drop function gnomon.c_module_version()';
+      raise exception using errcode = 'GN070',
+        message = format('the Gnomon C module %L has interface version %s, this catalog expects 1', library, v),
+        hint = 'Rebuild and reinstall gnomon-c from the same Gnomon release as the catalog.';
+    end if;
+    execute format('create or replace function gnomon.write_c() returns trigger language c as %L, %L', library, 'gnomon_write');
+    comment on function gnomon.write_c() is
+      'The C write trigger of tracked tables (the optional C module); created by gnomon.use_c_module(true).';
+    comment on function gnomon.c_module_version() is 'The interface version of the loaded Gnomon C module.';
+  end if;
+  for tid in select table_id from gnomon.tracked_table order by table_id loop
+    perform gnomon.install_triggers(tid, enable);
+    n := n + 1;
+  end loop;
+  if not enable then
+    drop function if exists gnomon.write_c();
+    drop function if exists gnomon.c_module_version();
+  end if;
+  return n;
+end $$;
+comment on function gnomon.use_c_module(boolean, text) is
+  'Enables (true) or disables (false) the optional C write path for every tracked table; returns how many tables were switched.';
+
 -- (Re)creates the as-of functions of a tracked table. Called by install_objects, and by gnomon.checkpoint() and
 -- gnomon.drop_checkpoint(), because the table's checkpoints are written into the functions as constants: a table
 -- without checkpoints reads with two plan branches and no catalog lookup at all.

@@ -183,19 +183,7 @@ begin
                      gnomon.object_name(tt.base_name, '_b'), gnomon.object_name(tt.base_name, '_bh'), grantee);
     end loop;
   end if;
-  execute format('create trigger gnomon_insert after insert on %s referencing new table as gnomon_new '
-                 'for each statement execute function gnomon_t.%I()', rel::regclass, tt.trigger_function);
-  execute format('create trigger gnomon_update after update on %s referencing old table as gnomon_old new table as gnomon_new '
-                 'for each statement execute function gnomon_t.%I()', rel::regclass, tt.trigger_function);
-  -- fires only for rows whose key an UPDATE changed, and only to tell the statement trigger to pair old and new rows
-  execute format('create trigger gnomon_key_change after update on %s for each row when (%s) '
-                 'execute function gnomon_t.%I()', rel::regclass,
-                 (select string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ') from unnest(keys) k),
-                 tt.key_change_function);
-  execute format('create trigger gnomon_delete after delete on %s referencing old table as gnomon_old '
-                 'for each statement execute function gnomon_t.%I()', rel::regclass, tt.trigger_function);
-  execute format('create trigger gnomon_truncate before truncate on %s '
-                 'for each statement execute function gnomon_t.%I()', rel::regclass, tt.trigger_function);
+  perform gnomon.install_triggers(tid);
   return tid;
 end $$;
 comment on function gnomon.track(text) is

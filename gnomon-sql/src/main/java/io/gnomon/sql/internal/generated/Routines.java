@@ -12,6 +12,7 @@ import io.gnomon.sql.internal.generated.routines.BranchLabel;
 import io.gnomon.sql.internal.generated.routines.BranchRename;
 import io.gnomon.sql.internal.generated.routines.BranchSchema;
 import io.gnomon.sql.internal.generated.routines.BranchUse;
+import io.gnomon.sql.internal.generated.routines.CModuleEnabled;
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
 import io.gnomon.sql.internal.generated.routines.CheckIntact;
 import io.gnomon.sql.internal.generated.routines.CheckMergeStrategy;
@@ -39,6 +40,7 @@ import io.gnomon.sql.internal.generated.routines.InstallBranchChanges;
 import io.gnomon.sql.internal.generated.routines.InstallBranchObjects;
 import io.gnomon.sql.internal.generated.routines.InstallChanges;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
+import io.gnomon.sql.internal.generated.routines.InstallTriggers;
 import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.Merge;
 import io.gnomon.sql.internal.generated.routines.MergeApply;
@@ -79,6 +81,7 @@ import io.gnomon.sql.internal.generated.routines.Track;
 import io.gnomon.sql.internal.generated.routines.Tracked;
 import io.gnomon.sql.internal.generated.routines.TypeHasEquality;
 import io.gnomon.sql.internal.generated.routines.Untrack;
+import io.gnomon.sql.internal.generated.routines.UseCModule;
 import io.gnomon.sql.internal.generated.tables.BranchDescribe;
 import io.gnomon.sql.internal.generated.tables.Branches;
 import io.gnomon.sql.internal.generated.tables.Diff;
@@ -447,6 +450,27 @@ public class Routines {
         BranchUse f = new BranchUse();
         f.setBranchName(branchName);
         f.setLocal(local);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.c_module_enabled</code>
+     */
+    public static Boolean cModuleEnabled(
+          Configuration configuration
+    ) {
+        CModuleEnabled f = new CModuleEnabled();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.c_module_enabled</code> as a field.
+     */
+    public static Field<Boolean> cModuleEnabled() {
+        CModuleEnabled f = new CModuleEnabled();
 
         return f.asField();
     }
@@ -1167,6 +1191,21 @@ public class Routines {
     ) {
         InstallObjects p = new InstallObjects();
         p.setPTableId(pTableId);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.install_triggers</code>
+     */
+    public static void installTriggers(
+          Configuration configuration
+        , Integer pTableId
+        , Boolean useC
+    ) {
+        InstallTriggers p = new InstallTriggers();
+        p.setPTableId(pTableId);
+        p.setUseC(useC);
 
         p.execute(configuration);
     }
@@ -2604,6 +2643,50 @@ public class Routines {
         p.setDropHistory(dropHistory);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.use_c_module</code>
+     */
+    public static Integer useCModule(
+          Configuration configuration
+        , Boolean enable
+        , String library
+    ) {
+        UseCModule f = new UseCModule();
+        f.setEnable(enable);
+        f.setLibrary(library);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.use_c_module</code> as a field.
+     */
+    public static Field<Integer> useCModule(
+          Boolean enable
+        , String library
+    ) {
+        UseCModule f = new UseCModule();
+        f.setEnable(enable);
+        f.setLibrary(library);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.use_c_module</code> as a field.
+     */
+    public static Field<Integer> useCModule(
+          Field<Boolean> enable
+        , Field<String> library
+    ) {
+        UseCModule f = new UseCModule();
+        f.setEnable(enable);
+        f.setLibrary(library);
+
+        return f.asField();
     }
 
     /**

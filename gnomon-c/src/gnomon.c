@@ -1,0 +1,618 @@
+/*
+ * gnomon.c: Gnomon's optional C write path.
+ *
+ * One trigger function, gnomon.write_c(), that the installer (gnomon.install_triggers) puts behind a tracked
+ * table's statement-level triggers when the module is enabled (gnomon.use_c_module(true)). It writes exactly the
+ * versions the generated PL/pgSQL trigger function (gnomon_t.<base>_write) writes, in the same order:
+ *
+ *   INSERT  one version per new row:  g_vid = nextval(gnomon.version_seq), g_xid = the top transaction's xid,
+ *           g_op 'I', the key columns of the new row (the other columns NULL);
+ *   DELETE  one version per old row: 'D' and the whole old image;
+ *   UPDATE  one version per old row: 'U' and the whole old image.
+ *
+ * It forms each version's heap tuple from the transition table, routes it to the history partition whose xid
+ * range holds the writing transaction's xid (the open partition reaches MAXVALUE; gnomon.roll_history closes it
+ * at a future xid), and inserts it with table_tuple_insert and ExecInsertIndexTuples (the btree on the key and the
+ * BRIN on g_xid), with the partition and its indexes open for the whole statement.
+ *
+ * The rare paths are not duplicated here: an UPDATE whose keys changed (found by comparing the old and new rows),
+ * any UPDATE of a partitioned table (rows moved between partitions must be paired by key), TRUNCATE, and a history
+ * whose columns do not match the table by name and type are handed to the table's PL/pgSQL trigger function,
+ * called with the same trigger data (it is SECURITY DEFINER and runs its SQL through SPI).
+ *
+ * Only the trigger writes history: the function looks the table up in gnomon.tracked_table by the OID of the
+ * relation that fired it, and refuses (GN071) to run as anything but one of that table's four Gnomon triggers.
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "commands/sequence.h"
+#include "commands/trigger.h"
+#include "executor/executor.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "partitioning/partbounds.h"
+#include "partitioning/partdesc.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/fmgrprotos.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/partcache.h"
+#include "utils/rel.h"
+#include "utils/tuplestore.h"
+#include "utils/xid8.h"
+
+PG_MODULE_MAGIC;
+
+/* The interface version gnomon.use_c_module() expects; bump it when the SQL side's expectations change. */
+#define GNOMON_C_VERSION 1
+
+/* Gnomon's SQLSTATEs for this module (registered in R__01_errors.sql). */
+#define ERRCODE_GN_C_MODULE_UNAVAILABLE MAKE_SQLSTATE('G', 'N', '0', '7', '0')
+#define ERRCODE_GN_C_TRIGGER_MISUSE MAKE_SQLSTATE('G', 'N', '0', '7', '1')
+
+/* What the trigger needs to know about one tracked table, cached per backend and dropped on any relcache
+ * invalidation of the table or its history (ALTER TABLE, re-created triggers, a partition roll). */
+typedef struct WriteTarget
+{
+	Oid			relid;			/* hash key: the tracked table */
+	bool		valid;
+	int32		table_id;
+	Oid			history_oid;	/* gnomon_t.<base>_h, partitioned by range on g_xid */
+	Oid			fallback_oid;	/* gnomon_t.<base>_write(), the PL/pgSQL trigger function */
+	Oid			seq_oid;		/* gnomon.version_seq */
+	int			nkeys;
+	NameData	keys[INDEX_MAX_KEYS];
+	AttrNumber	keyattnums[INDEX_MAX_KEYS];	/* the key columns in the tracked table */
+} WriteTarget;
+
+static HTAB *targets = NULL;
+
+void		_PG_init(void);
+
+PG_FUNCTION_INFO_V1(gnomon_c_version);
+PG_FUNCTION_INFO_V1(gnomon_write);
+
+Datum
+gnomon_c_version(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(GNOMON_C_VERSION);
+}
+
+static void
+invalidate_targets(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	WriteTarget *t;
+
+	if (targets == NULL)
+		return;
+	hash_seq_init(&status, targets);
+	while ((t = (WriteTarget *) hash_seq_search(&status)) != NULL)
+	{
+		if (!OidIsValid(relid) || t->relid == relid || t->history_oid == relid)
+			t->valid = false;
+	}
+}
+
+void
+_PG_init(void)
+{
+	HASHCTL		ctl;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(WriteTarget);
+	targets = hash_create("gnomon write targets", 64, &ctl, HASH_ELEM | HASH_BLOBS);
+	CacheRegisterRelcacheCallback(invalidate_targets, (Datum) 0);
+}
+
+/* Reads the catalog row of the tracked table that fired the trigger (through SPI, once per backend and table). */
+static WriteTarget *
+lookup_target(Relation rel)
+{
+	Oid			relid = RelationGetRelid(rel);
+	WriteTarget *t;
+	bool		found;
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
+	bool		isnull;
+	int			ret;
+	WriteTarget fresh;
+	Datum		keysd;
+
+	t = (WriteTarget *) hash_search(targets, &relid, HASH_FIND, &found);
+	if (found && t->valid)
+		return t;
+
+	memset(&fresh, 0, sizeof(fresh));
+	fresh.relid = relid;
+	args[0] = ObjectIdGetDatum(relid);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "gnomon: SPI_connect failed");
+	ret = SPI_execute_with_args(
+		"select t.table_id,"
+		" pg_catalog.to_regclass(pg_catalog.format('gnomon_t.%I', t.history_table))::pg_catalog.oid,"
+		" pg_catalog.to_regprocedure(pg_catalog.format('gnomon_t.%I()', t.trigger_function))::pg_catalog.oid,"
+		" pg_catalog.to_regclass('gnomon.version_seq')::pg_catalog.oid,"
+		" t.key_columns"
+		" from gnomon.tracked_table t where t.relid operator(pg_catalog.=) $1",
+		1, argtypes, args, NULL, true, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "gnomon: reading gnomon.tracked_table failed: %s", SPI_result_code_string(ret));
+	if (SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+				 errmsg("table %s is not tracked, but gnomon.write_c() fired on it",
+						RelationGetRelationName(rel)),
+				 errhint("gnomon.write_c() is the trigger gnomon.track() installs on tracked tables; "
+						 "drop the trigger that calls it, or track the table.")));
+	fresh.table_id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	fresh.history_oid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	if (isnull)
+		fresh.history_oid = InvalidOid;
+	fresh.fallback_oid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+	if (isnull)
+		fresh.fallback_oid = InvalidOid;
+	fresh.seq_oid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull));
+	if (isnull)
+		fresh.seq_oid = InvalidOid;
+	keysd = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5, &isnull);
+	if (!isnull)
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(keysd);
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+
+		deconstruct_array(arr, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR, &elems, &nulls, &n);
+		if (n > INDEX_MAX_KEYS)
+			elog(ERROR, "gnomon: table %s has %d key columns", RelationGetRelationName(rel), n);
+		for (int i = 0; i < n; i++)
+		{
+			if (nulls[i])
+				elog(ERROR, "gnomon: table %s has a NULL key column name", RelationGetRelationName(rel));
+			namestrcpy(&fresh.keys[i], NameStr(*DatumGetName(elems[i])));
+		}
+		fresh.nkeys = n;
+	}
+	SPI_finish();
+
+	if (!OidIsValid(fresh.history_oid) || !OidIsValid(fresh.fallback_oid) || !OidIsValid(fresh.seq_oid)
+		|| fresh.nkeys == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+				 errmsg("the generated objects of tracked table %s are missing (history, trigger function or gnomon.version_seq)",
+						RelationGetRelationName(rel)),
+				 errhint("They are only ever created by gnomon.track(); untrack and track the table again.")));
+
+	for (int k = 0; k < fresh.nkeys; k++)
+	{
+		TupleDesc	desc = RelationGetDescr(rel);
+
+		fresh.keyattnums[k] = InvalidAttrNumber;
+		for (int j = 0; j < desc->natts; j++)
+			if (!TupleDescAttr(desc, j)->attisdropped
+				&& strcmp(NameStr(TupleDescAttr(desc, j)->attname), NameStr(fresh.keys[k])) == 0)
+				fresh.keyattnums[k] = j + 1;
+		if (fresh.keyattnums[k] == InvalidAttrNumber)
+			ereport(ERROR,
+					(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+					 errmsg("key column %s of tracked table %s does not exist",
+							NameStr(fresh.keys[k]), RelationGetRelationName(rel))));
+	}
+
+	/* SPI may have run invalidations: enter the entry only now */
+	t = (WriteTarget *) hash_search(targets, &relid, HASH_ENTER, &found);
+	memcpy(t, &fresh, sizeof(fresh));
+	t->valid = true;
+	return t;
+}
+
+/* Hands the statement to the table's PL/pgSQL trigger function, with the same trigger data. */
+static Datum
+call_fallback(WriteTarget *t, FunctionCallInfo outer)
+{
+	FmgrInfo	flinfo;
+	LOCAL_FCINFO(fc, 0);
+	Datum		result;
+
+	fmgr_info(t->fallback_oid, &flinfo);
+	InitFunctionCallInfoData(*fc, &flinfo, 0, InvalidOid, outer->context, NULL);
+	result = FunctionCallInvoke(fc);
+	if (fc->isnull)
+		return (Datum) 0;
+	return result;
+}
+
+/*
+ * Whether an UPDATE changed a key: the old and new transition tables hold the rows of an UPDATE of a plain table in
+ * the same order (PostgreSQL adds each row's old and new image together), so they are compared pairwise, byte for
+ * byte. A key that changed only in its bytes (numeric 1.0 to 1.00) counts as changed: the PL/pgSQL function then
+ * pairs the rows by key equality and writes the same 'U' versions. With the C module, tables have no key-change
+ * row trigger (its WHEN clause, prepared for every statement, cost more than this comparison).
+ */
+static bool
+keys_changed(WriteTarget *t, Relation rel, Tuplestorestate *olds, Tuplestorestate *news)
+{
+	TupleDesc	sd = RelationGetDescr(rel);
+	TupleTableSlot *o;
+	TupleTableSlot *n;
+	int			optr;
+	int			nptr;
+	bool		changed = false;
+	AttrNumber	maxatt = 0;
+
+	if (tuplestore_tuple_count(olds) != tuplestore_tuple_count(news))
+		return true;
+	for (int k = 0; k < t->nkeys; k++)
+		maxatt = Max(maxatt, t->keyattnums[k]);
+	o = MakeSingleTupleTableSlot(sd, &TTSOpsMinimalTuple);
+	n = MakeSingleTupleTableSlot(sd, &TTSOpsMinimalTuple);
+	optr = tuplestore_alloc_read_pointer(olds, EXEC_FLAG_REWIND);
+	nptr = tuplestore_alloc_read_pointer(news, EXEC_FLAG_REWIND);
+	tuplestore_select_read_pointer(olds, optr);
+	tuplestore_rescan(olds);
+	tuplestore_select_read_pointer(news, nptr);
+	tuplestore_rescan(news);
+	for (;;)
+	{
+		bool		has_old;
+		bool		has_new;
+
+		tuplestore_select_read_pointer(olds, optr);
+		has_old = tuplestore_gettupleslot(olds, true, false, o);
+		tuplestore_select_read_pointer(news, nptr);
+		has_new = tuplestore_gettupleslot(news, true, false, n);
+		if (!has_old || !has_new)
+		{
+			changed = has_old != has_new;
+			break;
+		}
+		slot_getsomeattrs(o, maxatt);
+		slot_getsomeattrs(n, maxatt);
+		for (int k = 0; k < t->nkeys && !changed; k++)
+		{
+			int			a = t->keyattnums[k] - 1;
+			Form_pg_attribute att = TupleDescAttr(sd, a);
+
+			if (o->tts_isnull[a] != n->tts_isnull[a])
+				changed = true;
+			else if (!o->tts_isnull[a]
+					 && !datumIsEqual(o->tts_values[a], n->tts_values[a], att->attbyval, att->attlen))
+				changed = true;
+		}
+		if (changed)
+			break;
+	}
+	tuplestore_select_read_pointer(olds, 0);
+	tuplestore_select_read_pointer(news, 0);
+	ExecDropSingleTupleTableSlot(o);
+	ExecDropSingleTupleTableSlot(n);
+	return changed;
+}
+
+/* Flags the statement for the PL/pgSQL function, as its key-change row trigger would: pair old and new by key. */
+static void
+flag_key_change(WriteTarget *t)
+{
+	LOCAL_FCINFO(fc, 0);
+	int			depth;
+	char		name[64];
+
+	InitFunctionCallInfoData(*fc, NULL, 0, InvalidOid, NULL, NULL);
+	depth = DatumGetInt32(pg_trigger_depth(fc));
+	snprintf(name, sizeof(name), "gnomon.key_change_%d_%d", t->table_id, depth);
+	(void) set_config_option(name, "y", superuser() ? PGC_SUSET : PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL,
+							 true, 0, false);
+}
+
+#define MAP_NULL 0
+#define MAP_VID (-1)
+#define MAP_XID (-2)
+#define MAP_OP (-3)
+
+/*
+ * For each attribute of the history partition, where its value comes from: a source attribute number (by name),
+ * or MAP_NULL / MAP_VID / MAP_XID / MAP_OP. Returns false when the columns do not match by name and type (then the
+ * PL/pgSQL function, with its casts and its errors, writes the statement).
+ */
+static bool
+build_map(WriteTarget *t, TupleDesc hd, TupleDesc sd, char op, int *map)
+{
+	int			matched = 0;
+	int			source_cols = 0;
+
+	for (int j = 0; j < sd->natts; j++)
+		if (!TupleDescAttr(sd, j)->attisdropped)
+			source_cols++;
+
+	for (int i = 0; i < hd->natts; i++)
+	{
+		Form_pg_attribute ha = TupleDescAttr(hd, i);
+		const char *name = NameStr(ha->attname);
+
+		map[i] = MAP_NULL;
+		if (ha->attisdropped)
+			continue;
+		if (strcmp(name, "g_vid") == 0)
+		{
+			if (ha->atttypid != INT8OID)
+				return false;
+			map[i] = MAP_VID;
+			continue;
+		}
+		if (strcmp(name, "g_xid") == 0)
+		{
+			if (ha->atttypid != XID8OID)
+				return false;
+			map[i] = MAP_XID;
+			continue;
+		}
+		if (strcmp(name, "g_op") == 0)
+		{
+			if (ha->atttypid != CHAROID)
+				return false;
+			map[i] = MAP_OP;
+			continue;
+		}
+		for (int j = 0; j < sd->natts; j++)
+		{
+			Form_pg_attribute sa = TupleDescAttr(sd, j);
+
+			if (sa->attisdropped || strcmp(NameStr(sa->attname), name) != 0)
+				continue;
+			/* the history stores a domain column as its base type: the same bytes */
+			if (sa->atttypid != ha->atttypid && getBaseType(sa->atttypid) != ha->atttypid)
+				return false;
+			matched++;
+			if (op == 'I')
+			{
+				bool		is_key = false;
+
+				for (int k = 0; k < t->nkeys; k++)
+					if (strcmp(NameStr(t->keys[k]), name) == 0)
+						is_key = true;
+				if (!is_key)
+					break;
+			}
+			map[i] = j + 1;
+			break;
+		}
+	}
+	/* every column of the table has its column in the history */
+	return matched == source_cols;
+}
+
+/* The history partition that holds versions written by a transaction with this xid. */
+static Oid
+history_partition(Relation parent, Datum xid)
+{
+	PartitionKey key = RelationGetPartitionKey(parent);
+	PartitionDesc pd;
+	PartitionBoundInfo bi;
+	bool		is_equal;
+	int			offset;
+	int			index;
+
+	if (key == NULL || key->strategy != PARTITION_STRATEGY_RANGE || key->partnatts != 1
+		|| key->parttypid[0] != XID8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+				 errmsg("history table %s is not partitioned by range on g_xid", RelationGetRelationName(parent))));
+	pd = RelationGetPartitionDesc(parent, true);
+	bi = pd->boundinfo;
+	index = -1;
+	if (pd->nparts > 0 && bi != NULL)
+	{
+		offset = partition_range_datum_bsearch(key->partsupfunc, key->partcollation, bi, 1, &xid, &is_equal);
+		index = bi->indexes[offset + 1];
+		if (index < 0)
+			index = bi->default_index;
+	}
+	if (index < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_CHECK_VIOLATION),
+				 errmsg("no partition of history table %s holds xid %llu",
+						RelationGetRelationName(parent), (unsigned long long) DatumGetUInt64(xid)),
+				 errhint("The open history partition reaches MAXVALUE; was it detached by hand?")));
+	return pd->oids[index];
+}
+
+/* Writes one version per row of a transition table into the history, with the operation op. */
+static bool
+write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
+{
+	Relation	parent;
+	Relation	part;
+	TupleDesc	hd;
+	TupleDesc	sd = RelationGetDescr(rel);
+	Datum		xid;
+	int		   *map;
+	EState	   *estate;
+	ResultRelInfo *rri;
+	TupleTableSlot *src;
+	TupleTableSlot *dst;
+	Datum	   *values;
+	bool	   *nulls;
+	CommandId	cid;
+	int			readptr;
+
+	if (tuplestore_tuple_count(rows) == 0)
+		return true;
+
+	xid = FullTransactionIdGetDatum(GetTopFullTransactionId());
+	parent = table_open(t->history_oid, RowExclusiveLock);
+	part = table_open(history_partition(parent, xid), RowExclusiveLock);
+	if (part->rd_rel->relkind != RELKIND_RELATION)
+		ereport(ERROR,
+				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+				 errmsg("history partition %s is not a plain table", RelationGetRelationName(part))));
+	hd = RelationGetDescr(part);
+	map = (int *) palloc(sizeof(int) * hd->natts);
+	if (!build_map(t, hd, sd, op, map))
+	{
+		table_close(part, NoLock);
+		table_close(parent, NoLock);
+		pfree(map);
+		return false;
+	}
+
+	estate = CreateExecutorState();
+	cid = GetCurrentCommandId(true);
+	estate->es_output_cid = cid;
+	rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(rri, part, 1, NULL, 0);
+	ExecOpenIndices(rri, false);
+	src = MakeSingleTupleTableSlot(sd, &TTSOpsMinimalTuple);
+	dst = MakeSingleTupleTableSlot(hd, &TTSOpsHeapTuple);
+	values = (Datum *) palloc(sizeof(Datum) * hd->natts);
+	nulls = (bool *) palloc(sizeof(bool) * hd->natts);
+
+	/* a read pointer of our own: other triggers of the statement may read the same transition table */
+	readptr = tuplestore_alloc_read_pointer(rows, EXEC_FLAG_REWIND);
+	tuplestore_select_read_pointer(rows, readptr);
+	tuplestore_rescan(rows);
+	while (tuplestore_gettupleslot(rows, true, false, src))
+	{
+		MemoryContext old;
+		HeapTuple	tup;
+
+		CHECK_FOR_INTERRUPTS();
+		old = MemoryContextSwitchTo(GetPerTupleMemoryContext(estate));
+		slot_getallattrs(src);
+		for (int i = 0; i < hd->natts; i++)
+		{
+			switch (map[i])
+			{
+				case MAP_NULL:
+					values[i] = (Datum) 0;
+					nulls[i] = true;
+					break;
+				case MAP_VID:
+					values[i] = Int64GetDatum(nextval_internal(t->seq_oid, false));
+					nulls[i] = false;
+					break;
+				case MAP_XID:
+					values[i] = xid;
+					nulls[i] = false;
+					break;
+				case MAP_OP:
+					values[i] = CharGetDatum(op);
+					nulls[i] = false;
+					break;
+				default:
+					values[i] = src->tts_values[map[i] - 1];
+					nulls[i] = src->tts_isnull[map[i] - 1];
+					break;
+			}
+		}
+		tup = heap_form_tuple(hd, values, nulls);
+		ExecStoreHeapTuple(tup, dst, false);
+		table_tuple_insert(part, dst, cid, 0, NULL);
+		if (rri->ri_NumIndices > 0)
+			list_free(ExecInsertIndexTuples(rri, dst, estate, false, false, NULL, NIL));
+		ExecClearTuple(dst);
+		MemoryContextSwitchTo(old);
+		ResetPerTupleExprContext(estate);
+	}
+	tuplestore_select_read_pointer(rows, 0);
+
+	ExecDropSingleTupleTableSlot(src);
+	ExecDropSingleTupleTableSlot(dst);
+	ExecCloseIndices(rri);
+	FreeExecutorState(estate);
+	table_close(part, NoLock);
+	table_close(parent, NoLock);
+	pfree(map);
+	pfree(values);
+	pfree(nulls);
+	return true;
+}
+
+Datum
+gnomon_write(PG_FUNCTION_ARGS)
+{
+	TriggerData *td;
+	WriteTarget *t;
+	const char *tgname;
+	const char *expected;
+	Tuplestorestate *rows;
+	char		op;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+				 errmsg("gnomon.write_c() was called as a function, not as a trigger"),
+				 errhint("It is the trigger gnomon.track() installs on tracked tables; it is never called directly.")));
+	td = (TriggerData *) fcinfo->context;
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		expected = "gnomon_insert";
+	else if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		expected = "gnomon_update";
+	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+		expected = "gnomon_delete";
+	else if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+		expected = "gnomon_truncate";
+	else
+		expected = NULL;
+	tgname = td->tg_trigger != NULL ? td->tg_trigger->tgname : NULL;
+	if (expected == NULL || tgname == NULL || strcmp(tgname, expected) != 0
+		|| (!TRIGGER_FIRED_BY_TRUNCATE(td->tg_event)
+			&& (!TRIGGER_FIRED_AFTER(td->tg_event) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event))))
+		ereport(ERROR,
+				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+				 errmsg("gnomon.write_c() fired as trigger %s on %s, which is not one of Gnomon's write triggers",
+						tgname ? tgname : "(unnamed)", RelationGetRelationName(td->tg_relation)),
+				 errhint("Only gnomon.track() and gnomon.use_c_module() create triggers that call gnomon.write_c().")));
+
+	t = lookup_target(td->tg_relation);
+
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+		return call_fallback(t, fcinfo);
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+	{
+		rows = td->tg_newtable;
+		op = 'I';
+	}
+	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		rows = td->tg_oldtable;
+		op = 'D';
+	}
+	else
+	{
+		/* rows moved between partitions, or keys changed: old and new rows are paired by key there */
+		if (td->tg_relation->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+			return call_fallback(t, fcinfo);
+		if (td->tg_oldtable == NULL || td->tg_newtable == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+					 errmsg("trigger %s on %s has no transition tables", tgname, RelationGetRelationName(td->tg_relation)),
+					 errhint("Re-create Gnomon's triggers: select gnomon.use_c_module(true);")));
+		if (keys_changed(t, td->tg_relation, td->tg_oldtable, td->tg_newtable))
+		{
+			flag_key_change(t);
+			return call_fallback(t, fcinfo);
+		}
+		rows = td->tg_oldtable;
+		op = 'U';
+	}
+	if (rows == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+				 errmsg("trigger %s on %s has no transition table", tgname, RelationGetRelationName(td->tg_relation)),
+				 errhint("Re-create Gnomon's triggers: select gnomon.use_c_module(true);")));
+	if (!write_versions(t, td->tg_relation, rows, op))
+		return call_fallback(t, fcinfo);
+	return PointerGetDatum(NULL);
+}

@@ -1,0 +1,412 @@
+package io.gnomon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnomon.sql.GnomonSqlState;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The optional C write path writes exactly the history the PL/pgSQL trigger writes. A seeded random workload runs
+ * every statement on two identical tables in the same transaction, {@code pl} behind the PL/pgSQL trigger and
+ * {@code cc} behind {@code gnomon.write_c()}; their histories (xid, operation and image of every version, in version
+ * order along each key) and their as-of reads must be identical. Run with {@code -Dgnomon.seed=N} to replay.
+ */
+class CWritePathIT extends GnomonIT {
+  private static final int TRANSACTIONS = 160;
+
+  @Override
+  boolean cWritePath() {
+    return true;
+  }
+
+  /** Creates pl and cc from one DDL template (%1$s is the name), tracks both, and puts pl back on PL/pgSQL. */
+  private void twoTables(String... ddl) throws SQLException {
+    for (String name : List.of("pl", "cc")) {
+      for (String d : ddl) {
+        sql(String.format(d, name));
+      }
+      gnomon().track(name);
+    }
+    sql("select gnomon.install_triggers(table_id, false) from gnomon.tracked_table where table_name = 'pl'");
+    assertEquals("gnomon_t.pl_write()", one("select tgfoid::regprocedure::text from pg_trigger where tgname = 'gnomon_update'"
+        + " and tgrelid = 'pl'::regclass"));
+    assertEquals("gnomon.write_c()", one("select tgfoid::regprocedure::text from pg_trigger where tgname = 'gnomon_update'"
+        + " and tgrelid = 'cc'::regclass"));
+  }
+
+  private static final String[] PLAIN = {
+    "create table %1$s (id int, dropped int, v text, n numeric, j jsonb, d gnomon_test_pos, big text, primary key (id))",
+    "alter table %1$s drop column dropped"
+  };
+
+  private static final String[] PARTITIONED = {
+    "create table %1$s (id int, dropped int, v text, n numeric, j jsonb, d gnomon_test_pos, big text, primary key (id))"
+        + " partition by range (id)",
+    "alter table %1$s drop column dropped",
+    "create table %1$s_low partition of %1$s for values from (minvalue) to (1000)",
+    "create table %1$s_high partition of %1$s for values from (1000) to (maxvalue)"
+  };
+
+  @Test
+  void aRandomWorkloadWritesTheSameHistoryThroughBothTriggers() throws Exception {
+    sql("create domain gnomon_test_pos as int check (value > 0)");
+    twoTables(PLAIN);
+    runWorkload("plain", true);
+  }
+
+  @Test
+  void partitionedTablesWriteTheSameHistoryThroughBothTriggers() throws Exception {
+    sql("create domain gnomon_test_pos as int check (value > 0)");
+    twoTables(PARTITIONED);
+    runWorkload("partitioned", false);
+  }
+
+  /** The random workload: each statement on pl, then on cc, in one transaction; then both histories compared. */
+  private void runWorkload(String label, boolean addColumnHalfway) throws Exception {
+    long seed = Seeds.seed();
+    System.out.println("CWritePathIT " + label + " seed=" + seed + " (rerun with -Dgnomon.seed=" + seed + ")");
+    Random r = new Random(seed);
+    List<String> coordinates = new ArrayList<>();
+    int shift = 0;
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      both(st, "insert into %1$s (id, v, n) select g, 'pre' || g, g from generate_series(1, 40) g");
+      c.commit();
+      for (int t = 0; t < TRANSACTIONS; t++) {
+        if (addColumnHalfway && t == TRANSACTIONS / 2) {
+          both(st, "alter table %1$s add column extra int default 7");
+          c.commit();
+        }
+        int statements = 1 + r.nextInt(4);
+        for (int s = 0; s < statements; s++) {
+          boolean savepoint = r.nextInt(8) == 0;
+          if (savepoint) {
+            st.execute("savepoint sp");
+          }
+          both(st, randomStatement(r, ++shift));
+          if (savepoint) {
+            st.execute(r.nextBoolean() ? "rollback to savepoint sp" : "release savepoint sp");
+          }
+        }
+        if (r.nextInt(7) == 0) {
+          c.rollback();
+        } else {
+          c.commit();
+        }
+        if (r.nextInt(10) == 0) {
+          try (ResultSet rs = st.executeQuery("select gnomon.coordinate()")) {
+            rs.next();
+            coordinates.add(rs.getString(1));
+          }
+          c.commit();
+        }
+      }
+      c.setAutoCommit(true);
+    }
+    coordinates.add(coordinate());
+    String pl = history("pl");
+    String cc = history("cc");
+    assertTrue(pl.split("\n").length > TRANSACTIONS, "the workload wrote versions: " + pl.split("\n").length);
+    assertEquals(pl, cc, "the C trigger wrote another history than the PL/pgSQL trigger (seed " + seed + "): "
+        + firstDifference(pl, cc));
+    for (String coord : coordinates) {
+      assertEquals(asOf("pl", coord), asOf("cc", coord), "as-of " + coord + " (seed " + seed + ")");
+    }
+    assertEquals(asOf("cc", coordinates.get(coordinates.size() - 1)),
+        one("select coalesce(string_agg((id, v, n, j, d, md5(big))::text, ',' order by id), '') from cc"),
+        "as of now reads the live table");
+  }
+
+  /** The first line where two histories differ, with its neighbours. */
+  private static String firstDifference(String a, String b) {
+    String[] x = a.split("\n");
+    String[] y = b.split("\n");
+    for (int i = 0; i < Math.max(x.length, y.length); i++) {
+      String l = i < x.length ? x[i] : "(none)";
+      String m = i < y.length ? y[i] : "(none)";
+      if (!l.equals(m)) {
+        return "line " + i + ": pl " + l + " / cc " + m + "; before: " + (i > 0 ? x[i - 1] : "(start)")
+            + "; after: pl " + (i + 1 < x.length ? x[i + 1] : "(end)") + " / cc " + (i + 1 < y.length ? y[i + 1] : "(end)");
+      }
+    }
+    return "none";
+  }
+
+  /** Runs one statement template on pl, then on cc, and requires the same row count. */
+  private static void both(Statement st, String template) throws SQLException {
+    int pl = st.executeUpdate(String.format(template, "pl"));
+    int cc = st.executeUpdate(String.format(template, "cc"));
+    assertEquals(pl, cc, template);
+  }
+
+  private static String randomStatement(Random r, int shift) {
+    int a = 1 + r.nextInt(200);
+    int b = a + r.nextInt(12);
+    switch (r.nextInt(12)) {
+      case 0:
+      case 1:
+        {
+          StringBuilder values = new StringBuilder();
+          int rows = 1 + r.nextInt(r.nextBoolean() ? 3 : 30);
+          for (int i = 0; i < rows; i++) {
+            values.append(i == 0 ? "" : ", ").append(row(r, 0));
+          }
+          return "insert into %1$s (id, v, n, j, d, big) values " + values + " on conflict (id) do nothing";
+        }
+      case 2:
+        return "insert into %1$s (id, v, n, j, d, big) values " + row(r, 0) + ", " + row(r, 1000000)
+            + " on conflict (id) do update set v = excluded.v, n = %1$s.n + 1";
+      case 3:
+      case 4:
+        return "update %1$s set v = 'u" + r.nextInt(1000) + "', n = n * 2, j = jsonb_build_object('k', " + r.nextInt(9)
+            + ") where id %% " + (2 + r.nextInt(5)) + " = " + r.nextInt(2);
+      case 5:
+        return "update %1$s set d = " + (1 + r.nextInt(50)) + " where id between " + a + " and " + b;
+      case 6:
+        // key changes: rows of [a, b] move to a range no other statement uses (and, partitioned, to another partition)
+        return "update %1$s set id = id + " + (1000 * shift) + ", v = 'moved' where id between " + a + " and " + b;
+      case 7:
+        return "update %1$s set big = repeat(md5('" + r.nextInt(1000) + "'), 300) where id between " + a + " and " + b;
+      case 8:
+        return "delete from %1$s where id %% " + (3 + r.nextInt(9)) + " = " + r.nextInt(3);
+      case 9:
+        return "delete from %1$s where id between " + a + " and " + b;
+      case 10:
+        return r.nextInt(6) == 0 ? "truncate %1$s" : "update %1$s set n = null where id = " + a;
+      default:
+        // a statement that touches no row
+        return "update %1$s set v = 'none' where id < 0";
+    }
+  }
+
+  private static String row(Random r, int offset) {
+    int id = offset + 1 + r.nextInt(200);
+    String big = r.nextInt(5) == 0 ? "repeat('x" + r.nextInt(100) + "', 3000)" : "null";
+    return "(" + id + ", " + (r.nextInt(6) == 0 ? "null" : "'v" + r.nextInt(100) + "'") + ", " + r.nextInt(1000) + ".5, "
+        + (r.nextBoolean() ? "'{\"a\": [1, 2]}'" : "null") + ", " + (1 + r.nextInt(9)) + ", " + big + ")";
+  }
+
+  /** Every version of a table in version order along each key: xid, operation and image (big as its md5). */
+  private String history(String table) throws SQLException {
+    String extra = one("select count(*) from pg_attribute where attrelid = '" + table + "'::regclass and attname = 'extra'")
+        .equals("1") ? ", extra" : "";
+    return one("select string_agg((id, g_xid, g_op, v, n, j, d, md5(big)" + extra + ")::text, E'\\n'"
+        + " order by id, g_vid) from gnomon_t." + table + "_h");
+  }
+
+  private String asOf(String table, String coordinate) throws SQLException {
+    return one("select coalesce(string_agg((id, v, n, j, d, md5(big))::text, ',' order by id), '') from gnomon_t."
+        + table + "_as_of('" + coordinate + "')");
+  }
+
+  @Test
+  void aKeyThatChangesOnlyItsBytesWritesWhatThePlpgsqlTriggerWrites() throws Exception {
+    // numeric 1.0 and 1.00 are equal keys with other bytes: the C trigger sees a change and lets PL/pgSQL pair by key
+    twoTables("create table %1$s (id numeric primary key, v text)");
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      both(st, "insert into %1$s values (1.0, 'a'), (2, 'b'), (3, 'c')");
+      c.commit();
+      both(st, "update %1$s set id = 1.00, v = 'x' where id = 1");
+      both(st, "update %1$s set id = id * 10 where id >= 2");
+      both(st, "update %1$s set v = 'y'");
+      c.commit();
+    }
+    String pl = one("select string_agg((id, g_xid, g_op, v)::text, ',' order by id, g_vid) from gnomon_t.pl_h");
+    assertEquals(pl, one("select string_agg((id, g_xid, g_op, v)::text, ',' order by id, g_vid) from gnomon_t.cc_h"));
+    assertTrue(pl.contains("(1.0,") && pl.contains(",D,b)") && pl.contains(",I,)"), pl);
+  }
+
+  @Test
+  void plainWritesNeverReachThePlpgsqlFunctionAndRarePathsDo() throws Exception {
+    sql("create table f (id int primary key, v int)");
+    gnomon().track("f");
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("set track_functions = 'all'");
+      c.setAutoCommit(false);
+      st.execute("insert into f select g, g from generate_series(1, 10) g");
+      st.execute("update f set v = v + 1");
+      st.execute("delete from f where id = 10");
+      assertEquals("0", calls(st, "gnomon_t.f_write()"), "insert, update and delete are written in C");
+      assertEquals("3", calls(st, "gnomon.write_c()"));
+      st.execute("update f set id = id + 100 where id = 1"); // a key change: paired by key in PL/pgSQL
+      st.execute("truncate f");
+      assertEquals("2", calls(st, "gnomon_t.f_write()"), "the key change and the truncate go to PL/pgSQL");
+      c.commit();
+    }
+    assertEquals("D:11,I:11,U:10", one("select string_agg(g_op::text || ':' || n, ',' order by g_op)"
+        + " from (select g_op, count(*) n from gnomon_t.f_h group by g_op) x"));
+  }
+
+  private static String calls(Statement st, String function) throws SQLException {
+    try (ResultSet rs = st.executeQuery("select coalesce((select calls from pg_stat_xact_user_functions"
+        + " where funcid = '" + function + "'::regprocedure), 0)")) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
+  @Test
+  void concurrentWritersAndAPartitionRollKeepVersionsInOrderAndInTheirPartition() throws Exception {
+    long seed = Seeds.seed();
+    System.out.println("CWritePathIT concurrent seed=" + seed + " (rerun with -Dgnomon.seed=" + seed + ")");
+    sql("create table ctr (id int primary key, v int not null)", "insert into ctr select g, 0 from generate_series(1, 5) g");
+    gnomon().track("ctr");
+    int writers = 4;
+    int perWriter = 60;
+    ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
+    CountDownLatch start = new CountDownLatch(1);
+    AtomicBoolean done = new AtomicBoolean();
+    List<Future<int[]>> futures = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      Random r = new Random(seed * 17 + w);
+      futures.add(pool.submit(() -> {
+        int[] increments = new int[6];
+        try (Connection c = connect();
+            Statement st = c.createStatement()) {
+          start.await();
+          for (int i = 0; i < perWriter; i++) {
+            int k = 1 + r.nextInt(5);
+            c.setAutoCommit(false);
+            try {
+              st.executeUpdate("update ctr set v = v + 1 where id = " + k);
+              if (r.nextInt(6) == 0) {
+                c.rollback();
+              } else {
+                c.commit();
+                increments[k]++;
+              }
+            } catch (SQLException e) {
+              // the roll's detach can deadlock with a writer, as it can with the PL/pgSQL trigger: 40P01, retryable
+              if (!"40P01".equals(e.getSQLState())) {
+                throw e;
+              }
+              c.rollback();
+            }
+            c.setAutoCommit(true);
+          }
+        }
+        return increments;
+      }));
+    }
+    Future<Integer> rolls = pool.submit(() -> {
+      int n = 0;
+      try (Connection c = connect();
+          Statement st = c.createStatement()) {
+        start.await();
+        while (!done.get() && n < 4) {
+          try {
+            st.execute("select gnomon.roll_history('ctr', 1000)");
+            n++;
+          } catch (SQLException e) {
+            if (!"40P01".equals(e.getSQLState())) {
+              throw e;
+            }
+          }
+          for (int i = 0; i < 1100 && !done.get(); i++) {
+            st.execute("select pg_current_xact_id()");
+          }
+        }
+      }
+      return n;
+    });
+    start.countDown();
+    int[] total = new int[6];
+    for (Future<int[]> f : futures) {
+      int[] inc = f.get(10, TimeUnit.MINUTES);
+      for (int k = 1; k <= 5; k++) {
+        total[k] += inc[k];
+      }
+    }
+    done.set(true);
+    assertTrue(rolls.get(10, TimeUnit.MINUTES) >= 1, "the history rolled while writers wrote");
+    pool.shutdown();
+    for (int k = 1; k <= 5; k++) {
+      // each committed increment left one version holding the value before it: 0, 1, 2, … in version order
+      assertEquals(String.valueOf(total[k]), one("select v from ctr where id = " + k));
+      String expected = total[k] == 0 ? null : one("select string_agg(g::text, ',' order by g) from generate_series(0, "
+          + (total[k] - 1) + ") g");
+      assertEquals(expected, one("select string_agg(v::text, ',' order by g_vid) from gnomon_t.ctr_h where id = " + k),
+          "versions of key " + k + " in version order (seed " + seed + ")");
+    }
+    // every version lies in the partition whose range holds its xid (the C trigger routes without the CHECK)
+    Pattern bound = Pattern.compile("FOR VALUES FROM \\((.*)\\) TO \\((.*)\\)");
+    int parts = 0;
+    try (Connection c = connect();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("select c.relname, pg_get_expr(c.relpartbound, c.oid) from pg_inherits i"
+            + " join pg_class c on c.oid = i.inhrelid where i.inhparent = 'gnomon_t.ctr_h'::regclass")) {
+      List<String[]> list = new ArrayList<>();
+      while (rs.next()) {
+        list.add(new String[] {rs.getString(1), rs.getString(2)});
+      }
+      for (String[] p : list) {
+        Matcher m = bound.matcher(p[1]);
+        assertTrue(m.matches(), p[1]);
+        String lo = m.group(1).equals("MINVALUE") ? "true" : "g_xid >= " + m.group(1) + "::xid8";
+        String hi = m.group(2).equals("MAXVALUE") ? "true" : "g_xid < " + m.group(2) + "::xid8";
+        try (ResultSet out = c.createStatement().executeQuery(
+            "select count(*) from gnomon_t." + p[0] + " where not (" + lo + " and " + hi + ")")) {
+          out.next();
+          assertEquals(0, out.getInt(1), "versions outside the range of " + p[0] + " " + p[1]);
+        }
+        parts++;
+      }
+    }
+    assertTrue(parts >= 2, "partitions: " + parts);
+    assertEquals(one("select string_agg(id || ':' || v, ',' order by id) from ctr"), rows("ctr", coordinate()));
+  }
+
+  @Test
+  void misuseAndAMissingLibraryGetGnomonErrors() throws Exception {
+    SQLException missing = assertThrows(SQLException.class,
+        () -> sql("select gnomon.use_c_module(true, '/nonexistent/gnomon_missing.so')"));
+    assertEquals(GnomonSqlState.C_MODULE_UNAVAILABLE.sqlState(), missing.getSQLState(), missing.getMessage());
+    assertTrue(one("select gnomon.c_module_enabled()").equals("t"), "a failed load leaves the loaded module in place");
+
+    sql("create table u (id int primary key)",
+        "create trigger gnomon_insert after insert on u referencing new table as gnomon_new"
+            + " for each statement execute function gnomon.write_c()");
+    SQLException untracked = assertThrows(SQLException.class, () -> sql("insert into u values (1)"));
+    assertEquals(GnomonSqlState.C_TRIGGER_MISUSE.sqlState(), untracked.getSQLState(), untracked.getMessage());
+
+    sql("create table w (id int primary key)");
+    gnomon().track("w");
+    sql("create trigger extra after insert on w referencing new table as n for each statement execute function gnomon.write_c()");
+    SQLException extra = assertThrows(SQLException.class, () -> sql("insert into w values (1)"));
+    assertEquals(GnomonSqlState.C_TRIGGER_MISUSE.sqlState(), extra.getSQLState(), extra.getMessage());
+    sql("drop trigger extra on w", "insert into w values (1)");
+    assertEquals("1", one("select count(*) from gnomon_t.w_h"));
+
+    // disabling puts the PL/pgSQL triggers back and drops the C functions; writes are still versioned
+    sql("drop table u");
+    assertEquals("1", one("select gnomon.use_c_module(false)"));
+    assertEquals("f", one("select gnomon.c_module_enabled()"));
+    assertEquals("gnomon_t.w_write()", one("select tgfoid::regprocedure::text from pg_trigger where tgname = 'gnomon_insert'"
+        + " and tgrelid = 'w'::regclass"));
+    sql("insert into w values (2)");
+    assertEquals("2", one("select count(*) from gnomon_t.w_h"));
+    SQLException bad = assertThrows(SQLException.class, () -> sql("select gnomon.use_c_module(null)"));
+    assertEquals(GnomonSqlState.INVALID_ARGUMENT.sqlState(), bad.getSQLState());
+  }
+}
