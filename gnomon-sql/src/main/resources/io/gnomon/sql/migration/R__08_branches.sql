@@ -90,9 +90,11 @@ comment on function gnomon.bad_branch_argument(text, boolean) is 'Internal: GN02
 
 -- Creates a branch: a catalog row, no copy. parent is 'main' or a branch's name; at is a coordinate on the parent
 -- (null: now); a scratch branch is unlogged (cheaper writes; emptied by a crash).
--- A branch of main, now, is one INSERT: the arguments are checked inside it (the error helper is called only for a
--- bad one), the name's unique index decides whether the name is taken (no pre-check, whose plan, cached per session,
--- could go stale as branches pile up; no exception block, which would cost a subtransaction per create).
+-- A branch of main, now, is a few PL/pgSQL assignments and one INSERT of plain parameters: the arguments are
+-- checked here (gnomon.branch has no CHECK constraint of its own: this function and branch_rename are its only
+-- writers, and PostgreSQL would re-read and re-plan each constraint on every INSERT), the name's unique index decides
+-- whether the name is taken (no pre-check, whose plan, cached per session, could go stale as branches pile up; no
+-- exception block, which would cost a subtransaction per create).
 create or replace function gnomon.branch_create(branch_name text, parent text default 'main', at text default null,
                                                 scratch boolean default false) returns integer
 language plpgsql as $$
@@ -100,7 +102,14 @@ declare
   p gnomon.branch;
   cut pg_snapshot;
   id integer;
+  chain integer[];
+  snaps pg_snapshot[];
+  msnap pg_snapshot;
 begin
+  if scratch is null or branch_name is null or length(branch_name) not between 1 and 200 or branch_name = 'main'
+     or branch_name ~ '[[:cntrl:]]' then
+    perform gnomon.bad_branch_argument(branch_name, scratch);
+  end if;
   if parent is not null and parent <> 'main' then
     -- a share lock on the parent's row: it cannot be dropped while this branch is created from it
     select * into p from gnomon.branch x where x.branch_name = parent for key share;
@@ -123,19 +132,18 @@ begin
     end if;
   elsif at is not null then
     cut := gnomon.past_snapshot(at);
+  else
+    cut := pg_current_snapshot();
   end if;
+  -- ids come from a sequence starting at 1: never 0
   id := case when scratch then -nextval('gnomon.branch_seq') else nextval('gnomon.branch_seq') end;
-  cut := coalesce(cut, pg_current_snapshot());
+  if p.branch_id is null then
+    chain := array[id]; snaps := array[null::pg_snapshot]; msnap := cut;
+  else
+    chain := id || p.chain; snaps := array[null::pg_snapshot, cut] || p.snaps[2:]; msnap := p.main_snap;
+  end if;
   insert into gnomon.branch (branch_id, branch_name, parent_id, cutoff, chain, snaps, main_snap, created_xid)
-  values (id,
-          case when length(branch_name) between 1 and 200 and branch_name <> 'main' and branch_name !~ '[[:cntrl:]]'
-                    and scratch is not null
-               then branch_name else gnomon.bad_branch_argument(branch_name, scratch) end,
-          p.branch_id, cut,
-          case when p.branch_id is null then array[id] else id || p.chain end,
-          case when p.branch_id is null then array[null::pg_snapshot] else array[null::pg_snapshot, cut] || p.snaps[2:] end,
-          case when p.branch_id is null then cut else p.main_snap end,
-          pg_current_xact_id())
+  values (id, branch_name, p.branch_id, cut, chain, snaps, msnap, pg_current_xact_id())
   on conflict on constraint branch_branch_name_key do nothing;
   if not found then
     raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
@@ -152,6 +160,12 @@ begin
 end $$;
 comment on function gnomon.branch_create(text, text, text, boolean) is
   'Creates a branch of main or of a branch, at now or at a coordinate, logged or scratch; a catalog row, O(1). Returns its id.';
+
+-- gnomon.branch's two CHECK constraints from V3 (branch_id <> 0, the name's rules) are enforced by its only writers,
+-- branch_create and branch_rename, with the same rules and a clearer error (GN021); as constraints they cost every
+-- create about a sixth of its CPU (PostgreSQL reads and prepares each constraint's expression per INSERT).
+alter table gnomon.branch drop constraint if exists branch_branch_id_check,
+                          drop constraint if exists branch_branch_name_check;
 
 -- Drops a branch and its rows in every table; a branch with children only when cascade (children first).
 create or replace function gnomon.branch_drop(branch_name text, cascade boolean default false) returns integer
