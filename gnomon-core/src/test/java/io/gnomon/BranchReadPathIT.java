@@ -18,15 +18,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Branch reads against brute force, seeded ({@code -Dgnomon.seed=N} replays): a chain of nested branches (some of them
- * scratch) whose every level, and main, keeps being written after its children were forked, so reads go through the
- * image of an ancestor's row at a child's cutoff (gnomon_t.&lt;base&gt;_bimg) as well as through the branch rows,
+ * scratch) whose every level, and main, keeps being written after its children were forked (each parent holding a row
+ * for every key when a child is forked), so reads go through the image of an ancestor's row at a child's cutoff (gnomon_t.&lt;base&gt;_bimg) as well as through the branch rows,
  * main's history and main's live rows. A model in Java holds what each branch must read (its parent's state when it
  * was forked, then its own writes); every branch is read through its view (a full scan, and every key by a prepared
  * statement with the generic plan and with custom plans) and through {@code <base>_at}, now and as of coordinates
  * taken along the way.
  */
 class BranchReadPathIT extends GnomonIT {
-  private static final int KEYS = 24;
+  private static final int KEYS = 12;
 
   private record AsOf(String branch, String coordinate, TreeMap<Integer, Integer> rows) {}
 
@@ -55,6 +55,13 @@ class BranchReadPathIT extends GnomonIT {
       boolean scratch = false;
       for (int level = 1; level <= depth; level++) {
         writeRounds(st, random, targets, model, 2);
+        if (!parent.equals("main")) {
+          // the parent holds a row for every key before the fork, so its later writes are read through their images
+          st.execute("select gnomon.branch_use('" + parent + "')");
+          st.executeUpdate("update kv set v = v + 1");
+          model.get(parent).replaceAll((k, v) -> v + 1);
+          st.execute("select gnomon.branch_use('main')");
+        }
         String name = "l" + level;
         scratch = scratch || random.nextInt(3) == 0;
         gnomon().branches().create(name, parent, Optional.empty(), scratch);
