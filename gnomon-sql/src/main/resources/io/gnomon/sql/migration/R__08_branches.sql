@@ -584,7 +584,7 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, keys_b, bimg, img_b, bh, r
                          -- least its own (ancestors were created first), so this bound, computed once when the
                          -- statement starts, leaves the other partition out of the plan (initial pruning) instead
                          -- of starting and probing it on every read
-                         '%PRUNE_B%', 'and b.g_branch >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)'),
+                         '%PRUNE_B%', case when rb = bt then 'and b.g_branch >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)' else '' end),
                          -- a branch's main snapshot is never null: no test of it (a Result node fewer)
                          '%MSNAP%', ''),
                          '%SRC%', '(select coalesce((select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.branch b '
