@@ -163,7 +163,7 @@ comment on function gnomon.branch_create(text, text, text, boolean) is
 
 -- gnomon.branch's two CHECK constraints from V3 (branch_id <> 0, the name's rules) are enforced by its only writers,
 -- branch_create and branch_rename, with the same rules and a clearer error (GN021); as constraints they cost every
--- create about a sixth of its CPU (PostgreSQL reads and prepares each constraint's expression per INSERT).
+-- create about a third of its instructions (PostgreSQL rebuilds each constraint's expression per INSERT).
 alter table gnomon.branch drop constraint if exists branch_branch_id_check,
                           drop constraint if exists branch_branch_name_check;
 
@@ -398,8 +398,8 @@ declare
   tab text; hist text; bt name; bh name; bschema name; vname text;
   cols text; keys text; bcols text; hcols_def text;
   at_body text; trg_body text; diff_body text; keys_body text;
-  s_cols text; l_cols text; ret_cols text; rb name; rh name; h_cols text; b_cols text; img_b text; img_h text; img_l text;
-  beq_l text; beq_x text; heq_b text; keys_b text; keys_x text; hp_cols text; keys_a text; key_args text; hkey_params text;
+  s_cols text; ret_cols text; rb name; rh name; h_cols text; b_cols text; img_b text; img_h text; img_l text;
+  beq_l text; beq_x text; keys_b text; keys_x text; keys_a text; key_args text; hkey_params text;
   bimg name; too_old text;
   old_cols text; new_cols text; cur_cols text; old_keys text; new_keys text; ceq_old text; ceq_new text; aeq_new text;
   set_new text; set_del text; key_changed text; key_json text;
@@ -420,8 +420,6 @@ begin
          string_agg(format(case when x->>'type' = x->>'storetype' then '%s' else '%s::%s' end,
                            format(case when (x->>'name') = any (tt.key_columns) then 's.%I' else '(s.g_img).%I' end, x->>'name'), x->>'type'),
                     ', ' order by (x->>'attnum')::int),
-         string_agg(format('l.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
-         string_agg(format('h.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('%s.%I', case when (x->>'name') = any (tt.key_columns) then 'b' else 'h' end, x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('b.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('old.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
@@ -430,7 +428,7 @@ begin
          string_agg(format('%1$I = new.%1$I', x->>'name'), ', ' order by (x->>'attnum')::int),
          coalesce(string_agg(format('%1$I = null', x->>'name'), ', ' order by (x->>'attnum')::int)
                     filter (where not (x->>'name') = any (tt.key_columns)), '')
-    into cols, hcols_def, s_cols, l_cols, hp_cols, h_cols, b_cols, old_cols, new_cols, cur_cols, set_new, set_del
+    into cols, hcols_def, s_cols, h_cols, b_cols, old_cols, new_cols, cur_cols, set_new, set_del
     from jsonb_array_elements(tt.columns) x;
   select string_agg(format('%I %s', x->>'name', x->>'type'), ', ' order by (x->>'attnum')::int)
     into ret_cols
@@ -438,7 +436,6 @@ begin
   select string_agg(format('%I', k), ', ' order by o),
          string_agg(format('b.%1$I = l.%1$I', k), ' and ' order by o),
          string_agg(format('b.%1$I = h.%1$I', k), ' and ' order by o),
-         string_agg(format('h.%1$I = b.%1$I', k), ' and ' order by o),
          string_agg(format('b.%I', k), ', ' order by o),
          string_agg(format('x.%I', k), ', ' order by o),
          string_agg(format('a.%I', k), ', ' order by o),
@@ -450,7 +447,7 @@ begin
          string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ' order by o),
          string_agg(format('%L, k.%I', k, k), ', ' order by o),
          string_agg(format('h.%I = $%s', k, o + 1), ' and ' order by o)
-    into keys, beq_l, beq_x, heq_b, keys_b, keys_x, keys_a, old_keys, new_keys, ceq_old, ceq_new, aeq_new, key_changed, key_json,
+    into keys, beq_l, beq_x, keys_b, keys_x, keys_a, old_keys, new_keys, ceq_old, ceq_new, aeq_new, key_changed, key_json,
          hkey_params
     from unnest(tt.key_columns) with ordinality u(k, o);
   select string_agg(x->>'storetype', ', ' order by o) into key_args
