@@ -90,9 +90,11 @@ comment on function gnomon.bad_branch_argument(text, boolean) is 'Internal: GN02
 
 -- Creates a branch: a catalog row, no copy. parent is 'main' or a branch's name; at is a coordinate on the parent
 -- (null: now); a scratch branch is unlogged (cheaper writes; emptied by a crash).
--- A branch of main, now, is one INSERT: the arguments are checked inside it (the error helper is called only for a
--- bad one), the name's unique index decides whether the name is taken (no pre-check, whose plan, cached per session,
--- could go stale as branches pile up; no exception block, which would cost a subtransaction per create).
+-- A branch of main, now, is a few PL/pgSQL assignments and one INSERT of plain parameters: the arguments are
+-- checked here (gnomon.branch has no CHECK constraint of its own: this function and branch_rename are its only
+-- writers, and PostgreSQL would re-read and re-plan each constraint on every INSERT), the name's unique index decides
+-- whether the name is taken (no pre-check, whose plan, cached per session, could go stale as branches pile up; no
+-- exception block, which would cost a subtransaction per create).
 create or replace function gnomon.branch_create(branch_name text, parent text default 'main', at text default null,
                                                 scratch boolean default false) returns integer
 language plpgsql as $$
@@ -100,7 +102,14 @@ declare
   p gnomon.branch;
   cut pg_snapshot;
   id integer;
+  chain integer[];
+  snaps pg_snapshot[];
+  msnap pg_snapshot;
 begin
+  if scratch is null or branch_name is null or length(branch_name) not between 1 and 200 or branch_name = 'main'
+     or branch_name ~ '[[:cntrl:]]' then
+    perform gnomon.bad_branch_argument(branch_name, scratch);
+  end if;
   if parent is not null and parent <> 'main' then
     -- a share lock on the parent's row: it cannot be dropped while this branch is created from it
     select * into p from gnomon.branch x where x.branch_name = parent for key share;
@@ -123,19 +132,18 @@ begin
     end if;
   elsif at is not null then
     cut := gnomon.past_snapshot(at);
+  else
+    cut := pg_current_snapshot();
   end if;
+  -- ids come from a sequence starting at 1: never 0
   id := case when scratch then -nextval('gnomon.branch_seq') else nextval('gnomon.branch_seq') end;
-  cut := coalesce(cut, pg_current_snapshot());
+  if p.branch_id is null then
+    chain := array[id]; snaps := array[null::pg_snapshot]; msnap := cut;
+  else
+    chain := id || p.chain; snaps := array[null::pg_snapshot, cut] || p.snaps[2:]; msnap := p.main_snap;
+  end if;
   insert into gnomon.branch (branch_id, branch_name, parent_id, cutoff, chain, snaps, main_snap, created_xid)
-  values (id,
-          case when length(branch_name) between 1 and 200 and branch_name <> 'main' and branch_name !~ '[[:cntrl:]]'
-                    and scratch is not null
-               then branch_name else gnomon.bad_branch_argument(branch_name, scratch) end,
-          p.branch_id, cut,
-          case when p.branch_id is null then array[id] else id || p.chain end,
-          case when p.branch_id is null then array[null::pg_snapshot] else array[null::pg_snapshot, cut] || p.snaps[2:] end,
-          case when p.branch_id is null then cut else p.main_snap end,
-          pg_current_xact_id())
+  values (id, branch_name, p.branch_id, cut, chain, snaps, msnap, pg_current_xact_id())
   on conflict on constraint branch_branch_name_key do nothing;
   if not found then
     raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
@@ -152,6 +160,12 @@ begin
 end $$;
 comment on function gnomon.branch_create(text, text, text, boolean) is
   'Creates a branch of main or of a branch, at now or at a coordinate, logged or scratch; a catalog row, O(1). Returns its id.';
+
+-- gnomon.branch's two CHECK constraints from V3 (branch_id <> 0, the name's rules) are enforced by its only writers,
+-- branch_create and branch_rename, with the same rules and a clearer error (GN021); as constraints they cost every
+-- create about a third of its instructions (PostgreSQL rebuilds each constraint's expression per INSERT).
+alter table gnomon.branch drop constraint if exists branch_branch_id_check,
+                          drop constraint if exists branch_branch_name_check;
 
 -- Drops a branch and its rows in every table; a branch with children only when cascade (children first).
 create or replace function gnomon.branch_drop(branch_name text, cascade boolean default false) returns integer
@@ -384,8 +398,9 @@ declare
   tab text; hist text; bt name; bh name; bschema name; vname text;
   cols text; keys text; bcols text; hcols_def text;
   at_body text; trg_body text; diff_body text; keys_body text;
-  s_cols text; l_cols text; ret_cols text; bf_cols text; rb name; rh name; h_cols text; b_cols text;
-  beq_l text; beq_x text; heq_b text; keys_b text; keys_x text; hp_cols text; keys_a text;
+  s_cols text; ret_cols text; rb name; rh name; h_cols text; b_cols text; img_b text; img_h text; img_l text;
+  beq_l text; beq_x text; keys_b text; keys_x text; keys_a text; key_args text; hkey_params text;
+  bimg name; too_old text;
   old_cols text; new_cols text; cur_cols text; old_keys text; new_keys text; ceq_old text; ceq_new text; aeq_new text;
   set_new text; set_del text; key_changed text; key_json text;
   con record; grantee record; d record;
@@ -402,9 +417,9 @@ begin
 
   select string_agg(format('%I', x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('%I %s%s', x->>'name', x->>'storetype', coalesce(' collate ' || (x->>'collation'), '')), ', ' order by (x->>'attnum')::int),
-         string_agg(case when x->>'type' = x->>'storetype' then format('s.%I', x->>'name') else format('s.%I::%s', x->>'name', x->>'type') end, ', ' order by (x->>'attnum')::int),
-         string_agg(format('l.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
-         string_agg(format('h.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
+         string_agg(format(case when x->>'type' = x->>'storetype' then '%s' else '%s::%s' end,
+                           format(case when (x->>'name') = any (tt.key_columns) then 's.%I' else '(s.g_img).%I' end, x->>'name'), x->>'type'),
+                    ', ' order by (x->>'attnum')::int),
          string_agg(format('%s.%I', case when (x->>'name') = any (tt.key_columns) then 'b' else 'h' end, x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('b.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
          string_agg(format('old.%I', x->>'name'), ', ' order by (x->>'attnum')::int),
@@ -413,17 +428,14 @@ begin
          string_agg(format('%1$I = new.%1$I', x->>'name'), ', ' order by (x->>'attnum')::int),
          coalesce(string_agg(format('%1$I = null', x->>'name'), ', ' order by (x->>'attnum')::int)
                     filter (where not (x->>'name') = any (tt.key_columns)), '')
-    into cols, hcols_def, s_cols, l_cols, hp_cols, h_cols, b_cols, old_cols, new_cols, cur_cols, set_new, set_del
+    into cols, hcols_def, s_cols, h_cols, b_cols, old_cols, new_cols, cur_cols, set_new, set_del
     from jsonb_array_elements(tt.columns) x;
-  select string_agg(format('%I %s', x->>'name', x->>'type'), ', ' order by (x->>'attnum')::int),
-         string_agg(case when (x->>'name') = any (tt.key_columns) then format('b.%I', x->>'name')
-                         else format('case when f.f then h.%1$I else b.%1$I end as %1$I', x->>'name') end, ', ' order by (x->>'attnum')::int)
-    into ret_cols, bf_cols
+  select string_agg(format('%I %s', x->>'name', x->>'type'), ', ' order by (x->>'attnum')::int)
+    into ret_cols
     from jsonb_array_elements(tt.columns) x;
   select string_agg(format('%I', k), ', ' order by o),
          string_agg(format('b.%1$I = l.%1$I', k), ' and ' order by o),
          string_agg(format('b.%1$I = h.%1$I', k), ' and ' order by o),
-         string_agg(format('h.%1$I = b.%1$I', k), ' and ' order by o),
          string_agg(format('b.%I', k), ', ' order by o),
          string_agg(format('x.%I', k), ', ' order by o),
          string_agg(format('a.%I', k), ', ' order by o),
@@ -433,9 +445,14 @@ begin
          string_agg(format('c.%1$I = new.%1$I', k), ' and ' order by o),
          string_agg(format('a.%1$I = new.%1$I', k), ' and ' order by o),
          string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ' order by o),
-         string_agg(format('%L, k.%I', k, k), ', ' order by o)
-    into keys, beq_l, beq_x, heq_b, keys_b, keys_x, keys_a, old_keys, new_keys, ceq_old, ceq_new, aeq_new, key_changed, key_json
+         string_agg(format('%L, k.%I', k, k), ', ' order by o),
+         string_agg(format('h.%I = $%s', k, o + 1), ' and ' order by o)
+    into keys, beq_l, beq_x, keys_b, keys_x, keys_a, old_keys, new_keys, ceq_old, ceq_new, aeq_new, key_changed, key_json,
+         hkey_params
     from unnest(tt.key_columns) with ordinality u(k, o);
+  select string_agg(x->>'storetype', ', ' order by o) into key_args
+    from unnest(tt.key_columns) with ordinality u(k, o) join jsonb_array_elements(tt.columns) x on x->>'name' = u.k;
+  bimg := gnomon.object_name(tt.base_name, '_bimg');
 
   -- the branch tables, created once (gnomon.follow_table_change adds columns to them)
   if to_regclass(format('gnomon_t.%I', bt)) is null then
@@ -485,36 +502,62 @@ begin
   else
     rb := gnomon.object_name(bt, '_l'); rh := gnomon.object_name(bh, '_l');
   end if;
+  -- The image of a branch row at a snapshot that did not see its last write: the history row of the first write the
+  -- snapshot did not see (an ancestor level read at a child's cutoff, written after it). PL/pgSQL, so that the read
+  -- calls it only for such a row and its plan is cached per session: the read's own plan starts no node for it.
+  execute format('create or replace function gnomon_t.%I(g_branch integer, %s, snap pg_snapshot) returns gnomon_t.%I '
+                 'language plpgsql stable as %L', bimg, key_args, bh, format($b$
+declare
+  r gnomon_t.%1$I;
+begin
+  select h.* into r from gnomon_t.%2$I h
+   where h.g_branch = $1 and %3$s and h.g_xid >= pg_snapshot_xmin($%4$s) and not pg_visible_in_snapshot(h.g_xid, $%4$s)
+   order by h.g_vid limit 1;
+  return r;
+end $b$, bh, rh, hkey_params, cardinality(tt.key_columns) + 2));
+  execute format('comment on function gnomon_t.%I(integer, %s, pg_snapshot) is %L', bimg, key_args,
+                 format('The image of a branch row of %s at a snapshot that did not see its last write (behind the branch reads). Generated by gnomon.track().', tab));
+  -- a point whose main snapshot is older than the table's tracking: GN012 (checked with the point, in the catalog probe
+  -- for the branch view, so the plan has no node for it)
+  too_old := format('(($p).main_snap is null or pg_visible_in_snapshot(%L::xid8, ($p).main_snap) or gnomon.point_too_old(%s, $p))',
+                    tt.track_xid::text, tt.table_id);
+  -- Each arm carries the key columns and the row's image as one value of the branch history's row type (g_del and
+  -- the table's columns; the history's own columns null): one expression per arm instead of one per column, so the
+  -- plan has no projection of its own per arm and the columns are taken apart once, at the end.
+  select string_agg(case a.attname when 'g_del' then 'b.g_del' else case when x is null then 'null' else format('b.%I', a.attname) end end, ', ' order by a.attnum),
+         string_agg(case a.attname when 'g_del' then 'h.g_op = ''I''' else case when x is null then 'null' else format('h.%I', a.attname) end end, ', ' order by a.attnum),
+         string_agg(case a.attname when 'g_del' then 'false' else case when x is null then 'null'
+                         when x->>'type' = x->>'storetype' then format('l.%I', a.attname) else format('l.%I::%s', a.attname, x->>'storetype') end end, ', ' order by a.attnum)
+    into img_b, img_h, img_l
+    from pg_attribute a left join jsonb_array_elements(tt.columns) x on x->>'name' = a.attname::text
+   where a.attrelid = format('gnomon_t.%I', bh)::regclass and a.attnum > 0 and not a.attisdropped;
   at_body := format($b$
   select %3$s
-    from (select (s.q).chain as chain, (s.q).snaps as snaps, (s.q).main_snap as msnap
-            from %%SRC%% s
-           where (s.q).main_snap is null or pg_visible_in_snapshot(%1$L::xid8, (s.q).main_snap) or gnomon.point_too_old(%2$s, s.q)) r
+    from (select (s.q).chain as chain, (s.q).snaps as snaps, (s.q).main_snap as msnap from %%SRC%% s) r
    cross join lateral (
      select distinct on (%4$s) a.* from (
-       select array_position(r.chain, b.g_branch) as g_lvl, 0::bigint as g_sub,
-              case when f.f then h.g_del else b.g_del end as g_del, %5$s
-         from gnomon_t.%6$I b
+       -- a branch row, or its image from the branch history when the level's snapshot did not see its last write
+       select array_position(r.chain, b.g_branch) as g_lvl, 0::bigint as g_sub, %5$s,
+              case when l.snap is not null and not pg_visible_in_snapshot(b.g_xid, l.snap) then gnomon_t.%6$I(b.g_branch, %5$s, l.snap)
+                   else row(%7$s)::gnomon_t.%8$I end as g_img
+         from gnomon_t.%9$I b
         cross join lateral (select r.snaps[array_position(r.chain, b.g_branch)] as snap) l
-        cross join lateral (select l.snap is not null and not pg_visible_in_snapshot(b.g_xid, l.snap) as f) f
-         left join lateral (select h.* from gnomon_t.%7$I h
-                             where f.f and h.g_branch = b.g_branch and %8$s and h.g_xid >= pg_snapshot_xmin(l.snap)
-                               and not pg_visible_in_snapshot(h.g_xid, l.snap) %%PRUNE_H%%
-                             order by h.g_vid limit 1) h on true
         where b.g_branch = any (r.chain) and (l.snap is null or pg_visible_in_snapshot(b.g_cxid, l.snap)) %%PRUNE_B%%
        union all
        -- main's versions the main snapshot does not see: the first holds the key's image at the snapshot (none
        -- when it is the key's insert)
-       select 2147483646, h.g_vid, h.g_op = 'I', %9$s
-         from %10$s h
-        where r.msnap is not null and h.g_xid >= pg_snapshot_xmin(r.msnap) and not pg_visible_in_snapshot(h.g_xid, r.msnap)
+       select 2147483646, h.g_vid, %10$s, row(%11$s)::gnomon_t.%8$I
+         from %12$s h
+        where %%MSNAP%% h.g_xid >= pg_snapshot_xmin(r.msnap) and not pg_visible_in_snapshot(h.g_xid, r.msnap)
        union all
-       select 2147483647, 0::bigint, false, %11$s from %12$s l
+       select 2147483647, 0::bigint, %13$s, row(%14$s)::gnomon_t.%8$I from %15$s l
      ) a
      order by %4$s, a.g_lvl, a.g_sub
    ) s
-   where not s.g_del
-$b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, bf_cols, rb, rh, heq_b, hp_cols, hist, l_cols, tab);
+   where not (s.g_img).g_del
+$b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, keys_b, bimg, img_b, bh, rb,
+     (select string_agg(format('h.%I', k), ', ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)), img_h, hist,
+     (select string_agg(format('l.%I', k), ', ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)), img_l, tab);
   -- it returns the table's columns, not its row type: the branch view then does not depend on the table, so a
   -- refused schema change reaches the DDL guard (GN006) instead of failing on the view
   -- a changed column list (ADD COLUMN) changes the return type: then drop and recreate (the view is recreated below)
@@ -525,7 +568,8 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, bf_cols, rb, rh, heq_b, hp
   end if;
   execute format('create or replace function gnomon_t.%I(p gnomon.point) returns table (%s) language sql stable as %L',
                  gnomon.object_name(tt.base_name, '_at'), ret_cols,
-                 replace(replace(replace(at_body, '%SRC%', '(select p as q offset 0)'), '%PRUNE_B%', ''), '%PRUNE_H%', ''));
+                 replace(replace(replace(at_body, '%SRC%', format('(select p as q where %s offset 0)', replace(too_old, '$p', 'p'))),
+                                 '%PRUNE_B%', ''), '%MSNAP%', 'r.msnap is not null and'));
   -- the selected branch now: its point straight from the catalog (one probe of its primary key) when every level is
   -- logged or every scratch level still has its rows (gnomon.branch_intact, called only for a chain with a scratch
   -- level); else gnomon.current_point(), which raises GN054 (none selected), GN050 (dropped) or GN053 (lost)
@@ -537,11 +581,13 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, bf_cols, rb, rh, heq_b, hp
                          -- least its own (ancestors were created first), so this bound, computed once when the
                          -- statement starts, leaves the other partition out of the plan (initial pruning) instead
                          -- of starting and probing it on every read
-                         '%PRUNE_B%', 'and b.g_branch >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)'),
-                         '%PRUNE_H%', 'and h.g_branch >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)'),
+                         '%PRUNE_B%', case when rb = bt then 'and b.g_branch >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)' else '' end),
+                         -- a branch's main snapshot is never null: no test of it (a Result node fewer)
+                         '%MSNAP%', ''),
                          '%SRC%', '(select coalesce((select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.branch b '
                                           'where b.branch_id = nullif(current_setting(''gnomon.branch'', true), '''')::integer '
-                                          'and (0 < all (b.chain) or gnomon.branch_intact(b))), gnomon.current_point()) as q offset 0)'));
+                                          'and (0 < all (b.chain) or gnomon.branch_intact(b)) and ' || replace(too_old, '$p', '(b.chain, b.snaps, b.main_snap)::gnomon.point')
+                                          || '), gnomon.current_point()) as q offset 0)'));
   execute format('comment on function gnomon_t.%I(gnomon.point) is %L', gnomon.object_name(tt.base_name, '_at'),
                  format('Rows of %s at a point: main or a branch, now or as of a coordinate (gnomon.point(branch, coordinate)). Generated by gnomon.track().', tab));
 
@@ -715,6 +761,7 @@ language plpgsql as $$
 declare
   kept text := '_untracked_' || tt.table_id || '_' || (pg_current_xact_id()::text);
   part name;
+  fn regprocedure;
 begin
   execute format('drop view if exists %I.%I', gnomon.branch_schema(tt.schema_name), tt.table_name);
   execute format('drop function if exists gnomon_t.%I()', gnomon.object_name(tt.base_name, '_bwrite'));
@@ -722,6 +769,11 @@ begin
   execute format('drop function if exists gnomon_t.%I(gnomon.point, gnomon.point)', gnomon.object_name(tt.base_name, '_dkeys'));
   execute format('drop function if exists gnomon_t.%I(gnomon.point)', gnomon.object_name(tt.base_name, '_at'));
   execute format('drop function if exists gnomon_t.%I()', gnomon.object_name(tt.base_name, '_cur'));
+  -- (before the branch history, whose row type it returns)
+  for fn in select f.oid::regprocedure from pg_proc f
+             where f.pronamespace = 'gnomon_t'::regnamespace and f.proname = gnomon.object_name(tt.base_name, '_bimg') loop
+    execute format('drop function %s', fn);
+  end loop;
   execute format('drop function if exists gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean, integer)',
                  gnomon.object_name(tt.base_name, '_bchanges'));
   execute format('drop function if exists gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, '

@@ -16,7 +16,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 
-import org.jooq.Check;
 import org.jooq.Condition;
 import org.jooq.Field;
 import org.jooq.ForeignKey;
@@ -37,7 +36,6 @@ import org.jooq.TableOptions;
 import org.jooq.UniqueKey;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DefaultDataType;
-import org.jooq.impl.Internal;
 import org.jooq.impl.SQLDataType;
 import org.jooq.impl.TableImpl;
 
@@ -206,14 +204,6 @@ public class Branch extends TableImpl<BranchRecord> {
             _branch = new BranchPath(this, Keys.BRANCH__BRANCH_PARENT_ID_FKEY, null);
 
         return _branch;
-    }
-
-    @Override
-    public List<Check<BranchRecord>> getChecks() {
-        return Arrays.asList(
-            Internal.createCheck(this, DSL.name("branch_branch_id_check"), "((branch_id <> 0))", true),
-            Internal.createCheck(this, DSL.name("branch_branch_name_check"), "((((length(branch_name) >= 1) AND (length(branch_name) <= 200)) AND (branch_name <> 'main'::text) AND (branch_name !~ '[[:cntrl:]]'::text)))", true)
-        );
     }
 
     @Override
