@@ -282,7 +282,7 @@ language plpgsql set jit = off set work_mem = '32MB' as $$
 declare
   tt gnomon.tracked_table;
   ours gnomon.point;
-  tab text; plan text; keys_dd text; keys_x text; keys_q text; keys_z text; keys_eq text; key_json text; key_json_m text; rule text; has_res boolean;
+  tab text; plan text; keys_x text; keys_q text; keys_z text; key_json text; key_json_m text; rule text; has_res boolean;
   col jsonb; s_strategy text; s_options jsonb; s_fn regprocedure; expr text; lateral_sql text; r_parts text[]; c_parts text[];
   ours_cte text; rb record; rt record; rd record; n integer := 0; typmod integer; ids integer[]; views text[] := '{}'; old record;
 begin
@@ -324,11 +324,10 @@ begin
     elsif ours.main_snap is not null and not pg_visible_in_snapshot(tt.track_xid, ours.main_snap) then
       perform gnomon.point_too_old(tt.table_id, ours);
     end if;
-    select string_agg(format('dd.%I', k), ', ' order by o), string_agg(format('x.%I', k), ', ' order by o),
+    select string_agg(format('x.%I', k), ', ' order by o),
            string_agg(format('q.%I', k), ', ' order by o), string_agg(format('z.%I', k), ', ' order by o),
-           string_agg(format('o.%1$I = dd.%1$I', k), ' and ' order by o),
            string_agg(format('%L, p.%I', k, k), ', ' order by o), string_agg(format('%L, m.%I', k, k), ', ' order by o)
-      into keys_dd, keys_x, keys_q, keys_z, keys_eq, key_json, key_json_m
+      into keys_x, keys_q, keys_z, key_json, key_json_m
       from unnest(tt.key_columns) with ordinality u(k, o);
     select coalesce((select r.delete_vs_update from gnomon.merge_rule r where r.table_id = tt.table_id), 'conflict') into rule;
     has_res := exists (select 1 from gnomon.merge_resolution mr where mr.source_id = merge_prepare.source_id
@@ -444,7 +443,7 @@ begin
       ours_cte,
       case rule when 'delete_wins' then 'delete' when 'update_wins' then 'none' else 'delete_vs_update' end,
       case rule when 'delete_wins' then 'none' when 'update_wins' then 'insert' else 'update_vs_delete' end,
-      keys_eq, null, array_to_string(r_parts, ', '),
+      null, null, array_to_string(r_parts, ', '),  -- (7 and 8 are no longer used)
       case when n = 0 then 'null::jsonb'
            else format('case when %s then jsonb_strip_nulls(%s) end',
                        (select string_agg(c_parts[i], ' or ') from generate_subscripts(c_parts, 1) i where i % 2 = 1),
@@ -475,7 +474,7 @@ begin
                                 key_json_m)
            else '' end,
       rb.joins, rt.joins,
-      null, null,
+      null, null,  -- (17 and 18 are no longer used)
       plan, (select string_agg(format('%I', k), ', ') from unnest(tt.key_columns) k),
       '(d.g_mb is distinct from d.g_mt)',
       '(c0.g_mo is distinct from c0.g_mt)',
