@@ -8,6 +8,9 @@
 -- Only keys the source changed since the base can change the target: the merge reads the diff base -> theirs, so
 -- its cost grows with those changes, and a merge with nothing new writes nothing.
 
+-- merge_read_sql takes the point itself since the typed merge (it shapes the statement for it).
+drop function if exists gnomon.merge_read_sql(gnomon.tracked_table, text, text, text);
+
 -- The name of a branch id (0: main).
 create or replace function gnomon.branch_label(branch_id integer) returns text
 language sql stable as $$
@@ -173,69 +176,81 @@ begin
 end $$;
 comment on function gnomon.merge_base(integer, integer) is 'Internal: the base point of a merge of a pair of branches (0: main).';
 
--- SQL of a common table expression that reads a tracked table's rows at a point for a set of keys, set-based: named
--- alias, one row per key of the CTE keys_cte (columns named as the key) with g_img, the row as jsonb, or the jsonb
--- 'null' when the key has no row there. It is the keyed form of gnomon_t.<t>_at(point) (R__08_branches.sql), which
--- it must match: per key, the nearest branch level that held the key at that level's snapshot (the live branch row
--- when the snapshot saw its last write, else the image from before the first write it did not see; a tombstone: no
--- row), else main as of the point's main snapshot (the image from before the first version it does not see, else the
--- live row). point_sql is an expression of type gnomon.point (a query parameter). Each source is joined once to the
--- key set, whose keys are distinct (the planner picks hash joins for many keys, index probes for few): no function
--- call per key.
-create or replace function gnomon.merge_read_sql(tt gnomon.tracked_table, point_sql text, keys_cte text, alias text) returns text
+-- SQL that reads a tracked table's rows at a point for a set of keys, set-based and typed: joins, the left joins to
+-- append to a FROM clause whose relation keys (columns named as the key) holds distinct keys, and pick, an
+-- expression of the table's own row type: the row at the point, or NULL when the key has no row there. It is the
+-- keyed form of gnomon_t.<t>_at(point) (R__08_branches.sql), which it must match: per key, the nearest branch level
+-- that held the key at that level's snapshot (the live branch row when the snapshot saw its last write, else the
+-- image from before the first write it did not see; a tombstone: no row), else main as of the point's main snapshot
+-- (the image from before the first version it does not see), else the live row. point_sql is an expression of type
+-- gnomon.point (a query parameter) whose value is point: the SQL is shaped for it (no branch levels, one level, whose
+-- rows need no choice of the nearest, or several; main's history only when the point reads main at a snapshot).
+-- suffix names the joined relations, so that several points can be read in one FROM clause. The levels' rows are
+-- joined to the keys as base relations, so the planner estimates each join by their statistics (a left join keeps
+-- the keys' count); the live row is looked up by key only for the keys no level held (an index probe each: none when
+-- the source branch wrote every key, and no scan of the whole table for a small merge). No function call per key,
+-- and no conversion of a row to another representation.
+create or replace function gnomon.merge_read_sql(tt gnomon.tracked_table, point gnomon.point, point_sql text, keys text,
+                                                 suffix text, out joins text, out pick text)
 language plpgsql stable as $$
 declare
   tab text := format('%I.%I', tt.schema_name, tt.table_name);
-  b_row text; h_row text; x_row text; b_key text; h_key text; x_key text; l_key text; kk_cols text; b_cols text; x_cols text;
+  levels integer := coalesce(cardinality(point.chain), 0);
+  b_row text; h_row text; x_row text; h_key text; x_key text; l_key text; b_cols text; x_cols text;
+  k1 text := tt.key_columns[1];
+  br text := 'br' || suffix; mh text := 'mh' || suffix;
 begin
   select format('row(%s)::%s', string_agg(format('b.%I', c->>'name'), ', ' order by (c->>'attnum')::int), tab),
          format('row(%s)::%s', string_agg(format('%s.%I', case when (c->>'name') = any (tt.key_columns) then 'b' else 'h' end, c->>'name'), ', '
                                           order by (c->>'attnum')::int), tab),
          format('row(%s)::%s', string_agg(format('x.%I', c->>'name'), ', ' order by (c->>'attnum')::int), tab)
     into b_row, h_row, x_row from jsonb_array_elements(tt.columns) c;
-  select string_agg(format('b.%1$I = k.%1$I', kk), ' and '), string_agg(format('h.%1$I = b.%1$I', kk), ' and '),
-         string_agg(format('x.%1$I = k.%1$I', kk), ' and '), string_agg(format('l.%1$I = k.%1$I', kk), ' and '),
-         string_agg(format('k.%I', kk), ', '), string_agg(format('b.%I', kk), ', '), string_agg(format('x.%I', kk), ', ')
-    into b_key, h_key, x_key, l_key, kk_cols, b_cols, x_cols from unnest(tt.key_columns) kk;
-  return format($q$%1$I as materialized (
-    select %2$s, coalesce(br.g_img, mh.g_img, l.g_img, 'null'::jsonb) as g_img
-      from %3$s k
-      -- the nearest branch level that held the key
-      left join (select distinct on (%4$s) %4$s, s.g_img
-                   from (select %5$s, lv.lvl,
-                                -- a snapshot that did not see the row's last write reads the image from before the
-                                -- first write it did not see (a history row 'I': no row there yet)
+  select string_agg(format('h.%1$I = b.%1$I', kk), ' and '), string_agg(format('x.%1$I = k.%1$I', kk), ' and '),
+         string_agg(format('l.%1$I = %2$s.%1$I', kk, keys), ' and '), string_agg(format('b.%I', kk), ', '),
+         string_agg(format('x.%I', kk), ', ')
+    into h_key, x_key, l_key, b_cols, x_cols from unnest(tt.key_columns) kk;
+  joins := ''; pick := '';
+  if levels > 0 then
+    -- a snapshot that did not see the row's last write reads the image from before the first write it did not see
+    -- (a history row 'I': no row there yet)
+    joins := format($b$
+      left join (%1$s
+                   from (select %2$s, lv.lvl,
                                 case when lv.snap is not null and not pg_visible_in_snapshot(b.g_xid, lv.snap)
-                                     then coalesce((select case when h.g_del is false then to_jsonb(%6$s) else 'null'::jsonb end
-                                                      from gnomon_t.%10$I h
-                                                     where h.g_branch = b.g_branch and %11$s and h.g_xid >= pg_snapshot_xmin(lv.snap)
-                                                       and not pg_visible_in_snapshot(h.g_xid, lv.snap)
-                                                     order by h.g_vid limit 1), 'null'::jsonb)
-                                     when b.g_del then 'null'::jsonb else to_jsonb(%7$s) end as g_img
-                           from unnest((%8$s).chain, (%8$s).snaps) with ordinality lv(id, snap, lvl)
-                           join gnomon_t.%9$I b on b.g_branch = lv.id
-                           join %3$s k on %12$s
+                                     then (select case when h.g_del is false then %3$s end
+                                             from gnomon_t.%4$I h
+                                            where h.g_branch = b.g_branch and %5$s and h.g_xid >= pg_snapshot_xmin(lv.snap)
+                                              and not pg_visible_in_snapshot(h.g_xid, lv.snap)
+                                            order by h.g_vid limit 1)
+                                     when b.g_del then null else %6$s end as g_row
+                           from unnest((%7$s).chain, (%7$s).snaps) with ordinality lv(id, snap, lvl)
+                           join gnomon_t.%8$I b on b.g_branch = lv.id
                           where lv.snap is null or pg_visible_in_snapshot(b.g_cxid, lv.snap)) s
-                  order by %4$s, s.lvl) br on %13$s
-      -- else main as of the main snapshot: the image from before the first version it does not see, else the live row
-      left join (select distinct on (%14$s) %14$s, case when x.g_op = 'I' then 'null'::jsonb else to_jsonb(%15$s) end as g_img
-                   from gnomon_t.%16$I x join %3$s k on %17$s
-                  where (%8$s).main_snap is not null and x.g_xid >= pg_snapshot_xmin((%8$s).main_snap)
-                    and not pg_visible_in_snapshot(x.g_xid, (%8$s).main_snap)
-                  order by %14$s, x.g_vid) mh on %18$s
-      -- else the live row (joined like the rest: the planner hashes the table for many keys; a probe per key was
-      -- measured slower at 50,000 keys)
-      left join lateral (select to_jsonb(l) as g_img from %19$s l where %20$s) l on br.g_img is null and mh.g_img is null)$q$,
-    alias, kk_cols, keys_cte,
-    (select string_agg(format('s.%I', kk), ', ') from unnest(tt.key_columns) kk), b_cols, h_row, b_row, point_sql,
-    gnomon.object_name(tt.base_name, '_b'), gnomon.object_name(tt.base_name, '_bh'), h_key, b_key,
-    (select string_agg(format('br.%1$I = k.%1$I', kk), ' and ') from unnest(tt.key_columns) kk),
-    x_cols, x_row, tt.history_table, x_key,
-    (select string_agg(format('mh.%1$I = k.%1$I', kk), ' and ') from unnest(tt.key_columns) kk),
-    tab, l_key);
+                  %9$s) %10$I on %11$s$b$,
+      -- the nearest level that held the key; with one level a key has at most one row there
+      case when levels > 1
+           then format('select distinct on (%1$s) %1$s, s.g_row', (select string_agg(format('s.%I', kk), ', ') from unnest(tt.key_columns) kk))
+           else format('select %s, s.g_row', (select string_agg(format('s.%I', kk), ', ') from unnest(tt.key_columns) kk)) end,
+      b_cols, h_row, gnomon.object_name(tt.base_name, '_bh'), h_key, b_row, point_sql, gnomon.object_name(tt.base_name, '_b'),
+      case when levels > 1 then format('order by %s, s.lvl', (select string_agg(format('s.%I', kk), ', ') from unnest(tt.key_columns) kk)) else '' end,
+      br, (select string_agg(format('%1$I.%2$I = %3$s.%2$I', br, kk, keys), ' and ') from unnest(tt.key_columns) kk));
+    pick := format('when %I.%I is not null then %1$I.g_row ', br, k1);
+  end if;
+  if point.main_snap is not null then
+    joins := joins || format($h$
+      left join (select distinct on (%1$s) %1$s, case when x.g_op <> 'I' then %2$s end as g_row
+                   from gnomon_t.%3$I x join %4$s k on %5$s
+                  where x.g_xid >= pg_snapshot_xmin((%6$s).main_snap)
+                    and not pg_visible_in_snapshot(x.g_xid, (%6$s).main_snap)
+                  order by %1$s, x.g_vid) %7$I on %8$s$h$,
+      x_cols, x_row, tt.history_table, keys, x_key, point_sql, mh,
+      (select string_agg(format('%1$I.%2$I = %3$s.%2$I', mh, kk, keys), ' and ') from unnest(tt.key_columns) kk));
+    pick := pick || format('when %I.%I is not null then %1$I.g_row ', mh, k1);
+  end if;
+  pick := format('case %selse (select l from %s l where %s) end', pick, tab, l_key);
 end $$;
-comment on function gnomon.merge_read_sql(gnomon.tracked_table, text, text, text) is
-  'Internal: SQL of a CTE reading a table''s rows at a point for a set of keys, set-based (the keyed form of <base>_at).';
+comment on function gnomon.merge_read_sql(gnomon.tracked_table, gnomon.point, text, text, text) is
+  'Internal: SQL reading a table''s rows at a point for a set of keys, set-based and typed (the keyed form of <base>_at): left joins and the row''s expression.';
 
 -- SQL of a jsonb object from a list of alternating key and value expressions: one jsonb_build_object per 50 pairs
 -- (a function takes at most 100 arguments), concatenated.
@@ -247,25 +262,29 @@ language sql immutable as $$
 $$;
 comment on function gnomon.merge_build_object(text[]) is 'Internal: SQL of a jsonb object built from key and value expressions, 50 pairs per call.';
 
--- Plans a merge into pg_temp.gnomon_merge_plan: one row per key the source changed since the base, with the base,
--- ours, theirs and merged images, the action (insert, update, delete, none, conflict, or a row conflict) and the
+-- Plans a merge, per table into a typed temporary table pg_temp.gnomon_merge_plan_<table_id>: one row per key the
+-- source changed since the base, with its key columns, the action (insert, update, delete, none, conflict, or a row
+-- conflict), ours, the merged row (values of the table's own row type), and for conflicts base, theirs and the
 -- conflicts per column. One INSERT ... SELECT per table: the candidate keys, base and theirs read set-based (the
 -- diff), ours (on main: the target's rows locked FOR UPDATE in the same statement, so ours is read after the locks;
--- never a table lock), the classification, the per-column strategies and the declared resolutions.
+-- never a table lock), the classification, the strategies (called only where both sides changed a column; the
+-- per-column rule is inlined) and the declared resolutions. No row is converted to jsonb unless it is reported.
+-- The temporary view pg_temp.gnomon_merge_plan shows every table's plan in one shape, with keys and rows as jsonb
+-- (table_id, key, action, b, o, t, r, conflicts), for the merge's record, its conflicts and merge_preview.
 -- Returns the merge's points.
 create or replace function gnomon.merge_prepare(source text, target text, tables text[],
                                                 out source_id integer, out target_id integer,
                                                 out base gnomon.point, out theirs gnomon.point)
--- no JIT: the planner prices the per-key probes of a large merge high enough to compile them, which cost seconds
+-- no JIT: the planner prices the per-key work of a large merge high enough to compile it, which cost seconds
 -- (2.4 s of 4.1 s for the base images of 50,000 keys) and saves nothing on index probes
 -- and sorts and hashes of a large merge's keys in memory rather than in temporary files
 language plpgsql set jit = off set work_mem = '32MB' as $$
 declare
   tt gnomon.tracked_table;
   ours gnomon.point;
-  tab text; keys_io text; keys_dd text; keys_x text; keys_eq text; key_json text; rule text; has_res boolean;
+  tab text; plan text; keys_x text; keys_q text; keys_z text; key_json text; key_json_m text; rule text; has_res boolean;
   col jsonb; s_strategy text; s_options jsonb; s_fn regprocedure; expr text; lateral_sql text; r_parts text[]; c_parts text[];
-  ours_cte text; n integer := 0; typmod integer; ids integer[];
+  ours_cte text; rb record; rt record; rd record; n integer := 0; typmod integer; ids integer[]; views text[] := '{}'; old record;
 begin
   if source is null or target is null then
     raise exception using errcode = 'GN021', message = 'a merge needs a source and a target',
@@ -284,13 +303,19 @@ begin
     select array_agg((gnomon.tracked(x)).table_id) into ids from unnest(tables) x;
   end if;
 
-  if to_regclass('pg_temp.gnomon_merge_plan') is not null then
-    drop table pg_temp.gnomon_merge_plan;
-  end if;
-  create temp table gnomon_merge_plan (table_id integer not null, key jsonb not null, action text not null, b jsonb, o jsonb,
-                                       t jsonb, r jsonb, conflicts jsonb) on commit drop;
+  -- the plans of an earlier merge in this transaction (and the view over them)
+  for old in select c.relname, c.relkind from pg_class c
+              where c.relnamespace = pg_my_temp_schema() and (c.relname = 'gnomon_merge_plan' or c.relname like 'gnomon\_merge\_plan\_%')
+              order by c.relkind = 'v' desc loop
+    if old.relkind = 'v' then
+      execute format('drop view if exists pg_temp.%I', old.relname);
+    else
+      execute format('drop table if exists pg_temp.%I', old.relname);
+    end if;
+  end loop;
   for tt in select * from gnomon.tracked_table x where ids is null or x.table_id = any (ids) order by x.table_id loop
     tab := format('%I.%I', tt.schema_name, tt.table_name);
+    plan := 'gnomon_merge_plan_' || tt.table_id;
     -- a point older than the table's tracking cannot be read (as gnomon_t.<t>_at raises)
     if (base.main_snap is not null and not pg_visible_in_snapshot(tt.track_xid, base.main_snap)) then
       perform gnomon.point_too_old(tt.table_id, base);
@@ -299,33 +324,47 @@ begin
     elsif ours.main_snap is not null and not pg_visible_in_snapshot(tt.track_xid, ours.main_snap) then
       perform gnomon.point_too_old(tt.table_id, ours);
     end if;
-    select string_agg(format('io.%I', k), ', ' order by o), string_agg(format('dd.%I', k), ', ' order by o),
-           string_agg(format('x.%I', k), ', ' order by o), string_agg(format('o.%1$I = dd.%1$I', k), ' and ' order by o),
-           string_agg(format('%L, q.%I', k, k), ', ' order by o)
-      into keys_io, keys_dd, keys_x, keys_eq, key_json
+    select string_agg(format('x.%I', k), ', ' order by o),
+           string_agg(format('q.%I', k), ', ' order by o), string_agg(format('z.%I', k), ', ' order by o),
+           string_agg(format('%L, p.%I', k, k), ', ' order by o), string_agg(format('%L, m.%I', k, k), ', ' order by o)
+      into keys_x, keys_q, keys_z, key_json, key_json_m
       from unnest(tt.key_columns) with ordinality u(k, o);
     select coalesce((select r.delete_vs_update from gnomon.merge_rule r where r.table_id = tt.table_id), 'conflict') into rule;
     has_res := exists (select 1 from gnomon.merge_resolution mr where mr.source_id = merge_prepare.source_id
                          and mr.target_id = merge_prepare.target_id and mr.table_id = tt.table_id);
+    -- the typed plan: the key columns as the table has them, then the action and rows of the table's own type
+    execute format('create temp table %I on commit drop as select %s, null::text as g_action, null::%3$s as g_b,'
+                   ' null::%3$s as g_o, null::%3$s as g_t, null::%3$s as g_r, null::jsonb as g_conflicts from %3$s x where false',
+                   plan, keys_x, tab);
+    views := views || format('select %s as table_id, jsonb_build_object(%s) as key, p.g_action as action, to_jsonb(p.g_b) as b,'
+                             ' to_jsonb(p.g_o) as o, to_jsonb(p.g_t) as t, to_jsonb(p.g_r) as r, p.g_conflicts as conflicts'
+                             ' from pg_temp.%I p', tt.table_id, key_json, plan);
     -- ours: on main, the target's rows of the candidate keys, locked (row locks only: writers of other rows never
-    -- wait; a writer of one of them makes the merge wait and then read its committed row); on a branch, read at
-    -- the target's point (merge_apply locks and compares the branch rows before writing them)
+    -- wait; a writer of one of them makes the merge wait and then read its committed row), then the keys the target
+    -- has no row for; on a branch, read at the target's point (merge_apply locks and compares the branch rows
+    -- before writing them). On main each key locks its row by an index probe (a lateral subquery): a join let the
+    -- planner hash the whole table for any number of keys, which was most of a small merge's cost and slower for
+    -- 50,000 keys too
     if target_id = 0 then
-      ours_cte := format('o as materialized (select %s, to_jsonb(x) as g_mo from %s x join dd on %s for update of x)',
-                         keys_x, tab, (select string_agg(format('x.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k));
+      ours_cte := format('o as materialized (select dd.*, l.x as g_mo from dd cross join lateral (select x from %1$s x where %2$s for update of x) l), '
+                         'c0 as (select * from o union all select dd.*, null::%1$s from dd where not exists (select 1 from o where %3$s))',
+                         tab, (select string_agg(format('x.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k),
+                         (select string_agg(format('o.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k));
     else
-      ours_cte := gnomon.merge_read_sql(tt, '$4', 'dd', 'io')
-                  || format(', o as materialized (select %s, nullif(io.g_img, ''null'') as g_mo from io)', keys_io);
+      rd := gnomon.merge_read_sql(tt, ours, '$4', 'dd', '_o');
+      ours_cte := format('c0 as (select dd.*, %s as g_mo from dd%s)', rd.pick, rd.joins);
     end if;
+    rb := gnomon.merge_read_sql(tt, base, '$2', 'kk', '_b');
+    rt := gnomon.merge_read_sql(tt, theirs, '$3', 'kk', '_t');
 
     -- both sides have the row: column by column with each column's strategy (the other rows merge null records,
     -- which the per-column rule converges without calling a strategy)
-    lateral_sql := ''; c_parts := '{}'; n := 0;
-    select array_agg(x order by u.o, v.j) into r_parts
-      from unnest(tt.key_columns) with ordinality u(k, o)
-     cross join lateral unnest(array[format('%L', u.k), format('q.g_mo->%L', u.k)]) with ordinality v(x, j);
-    for col in select c from jsonb_array_elements(tt.columns) c where not (c->>'name') = any (tt.key_columns)
-                order by (c->>'attnum')::int loop
+    lateral_sql := ''; c_parts := '{}'; n := 0; r_parts := '{}';
+    for col in select c from jsonb_array_elements(tt.columns) c order by (c->>'attnum')::int loop
+      if (col->>'name') = any (tt.key_columns) then
+        r_parts := r_parts || format('q.%I', col->>'name');
+        continue;
+      end if;
       n := n + 1;
       s_strategy := 'fail'; s_options := null; s_fn := null;
       select s.strategy, s.options, s.custom_function into s_strategy, s_options, s_fn from gnomon.merge_strategy s
@@ -347,101 +386,112 @@ begin
         when 'custom' then format('gnomon.merge_custom(%s, %L::regprocedure)', expr, s_fn::text)
         else format('gnomon.merge_%s(%s)', s_strategy, expr) end;
       lateral_sql := lateral_sql || format(' cross join lateral %s m%s', expr, n);
-      r_parts := r_parts || format('%L', col->>'name') || format('to_jsonb(m%s.value)', n);
+      r_parts := r_parts || format('m%s.value', n);
       c_parts := c_parts || format('m%1$s.conflict is not null', n)
                          || format('%L, case when m%2$s.conflict is not null then jsonb_build_object(''reason'', m%2$s.conflict, ''strategy'', %3$L) end',
                                    col->>'name', n, s_strategy);
     end loop;
 
     execute format($m$
-      insert into pg_temp.gnomon_merge_plan (table_id, key, action, b, o, t, r, conflicts)
+      insert into pg_temp.%19$I (%20$s, g_action, g_b, g_o, g_t, g_r, g_conflicts)
       with kk as materialized (
         -- the keys the source changed since the base
         select * from gnomon_t.%1$I($2, $3)
-      ), %2$s, %3$s, dd as materialized (
-        -- with their base and theirs images (the diff base -> theirs)
-        select kk.*, nullif(ib.g_img, 'null') as g_mb, nullif(it.g_img, 'null') as g_mt
-          from kk join ib on %15$s join it on %16$s
-         where ib.g_img is distinct from it.g_img
+      ), dd as materialized (
+        -- with their base and theirs rows (the diff base -> theirs), read in one pass over the keys
+        select * from (select kk.*, %2$s as g_mb, %3$s as g_mt from kk%15$s%16$s offset 0) d
+         where %21$s
       ), %4$s, c as (
-        select dd.*, o.g_mo,
-               case when dd.g_mb is null and o.g_mo is null then 'insert'
-                    when dd.g_mb is null and o.g_mo = dd.g_mt then 'none'
-                    when dd.g_mb is null then 'merge'
-                    when dd.g_mt is null and o.g_mo is null then 'none'
-                    when dd.g_mt is null and o.g_mo = dd.g_mb then 'delete'
-                    when dd.g_mt is null then %5$L
-                    when o.g_mo is null then %6$L
-                    when o.g_mo = dd.g_mt then 'none'
+        select c0.*,
+               case when c0.g_mb is null and c0.g_mo is null then 'insert'
+                    when c0.g_mb is null and not %22$s then 'none'
+                    when c0.g_mb is null then 'merge'
+                    when c0.g_mt is null and c0.g_mo is null then 'none'
+                    when c0.g_mt is null and not %23$s then 'delete'
+                    when c0.g_mt is null then %5$L
+                    when c0.g_mo is null then %6$L
+                    when not %22$s then 'none'
                     else 'merge' end as g_mcls
-          from dd left join o on %7$s
+          from c0
       ), m as (
-        select jsonb_build_object(%8$s) as key, q.g_mb, q.g_mo, q.g_mt, q.g_mcls,
-               %9$s as g_mr, %10$s as g_mc
-          from (select c.*, jsonb_populate_record(null::%11$s, case when c.g_mcls = 'merge' then c.g_mb end) as rb,
-                       jsonb_populate_record(null::%11$s, case when c.g_mcls = 'merge' then c.g_mo end) as ro,
-                       jsonb_populate_record(null::%11$s, case when c.g_mcls = 'merge' then c.g_mt end) as rt
+        select %24$s, q.g_mb, q.g_mo, q.g_mt, q.g_mcls,
+               case when q.g_mcls = 'merge' then row(%9$s)::%11$s end as g_mr, %10$s as g_mc
+          from (select c.*, case when c.g_mcls = 'merge' then c.g_mb end as rb,
+                       case when c.g_mcls = 'merge' then c.g_mo end as ro,
+                       case when c.g_mcls = 'merge' then c.g_mt end as rt
                   from c offset 0) q %12$s
       ), z as (
         select m.*, %13$s
           from m %14$s
       )
-      select $1, z.key,
+      select %25$s,
              case when z.g_mcls in ('delete_vs_update', 'update_vs_delete') and z.row_choice = 'theirs'
                     then case z.g_mcls when 'delete_vs_update' then 'delete' else 'insert' end
                   when z.g_mcls in ('delete_vs_update', 'update_vs_delete') and z.row_choice is not null then 'none'
                   when z.g_mcls <> 'merge' then z.g_mcls
                   when z.g_mc - z.resolved_cols <> '{}'::jsonb then 'conflict'
-                  when z.g_mr || z.patch = z.g_mo then 'none'
+                  when not %26$s then 'none'
                   else 'update' end,
              -- base and theirs are kept where a conflict reports them
              case when z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mb end, z.g_mo,
              case when z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mt end,
              case when z.g_mcls = 'insert' or (z.g_mcls = 'update_vs_delete' and z.row_choice = 'theirs') then z.g_mt
-                  when z.g_mcls = 'merge' then z.g_mr || z.patch end,
+                  when z.g_mcls = 'merge' then z.g_fr end,
              nullif(z.g_mc - z.resolved_cols, '{}'::jsonb)
         from z$m$,
-      gnomon.object_name(tt.base_name, '_dkeys'), gnomon.merge_read_sql(tt, '$2', 'kk', 'ib'), gnomon.merge_read_sql(tt, '$3', 'kk', 'it'),
+      gnomon.object_name(tt.base_name, '_dkeys'), rb.pick, rt.pick,
       ours_cte,
       case rule when 'delete_wins' then 'delete' when 'update_wins' then 'none' else 'delete_vs_update' end,
       case rule when 'delete_wins' then 'none' when 'update_wins' then 'insert' else 'update_vs_delete' end,
-      keys_eq, key_json, gnomon.merge_build_object(r_parts),
+      null, null, array_to_string(r_parts, ', '),  -- (7 and 8 are no longer used)
       case when n = 0 then 'null::jsonb'
            else format('case when %s then jsonb_strip_nulls(%s) end',
                        (select string_agg(c_parts[i], ' or ') from generate_subscripts(c_parts, 1) i where i % 2 = 1),
                        gnomon.merge_build_object((select array_agg(c_parts[i] order by i) from generate_subscripts(c_parts, 1) i where i % 2 = 0))) end,
       tab, lateral_sql,
-      -- declared resolutions of the pair, for exactly these conflicts (looked up only when the pair has some)
-      case when has_res then 'coalesce(x.patch, ''{}''::jsonb) as patch, coalesce(x.cols, ''{}''::text[]) as resolved_cols, y.choice as row_choice'
-           else '''{}''::jsonb as patch, ''{}''::text[] as resolved_cols, null::text as row_choice' end,
+      -- declared resolutions of the pair, for exactly these conflicts (looked up only when the pair has some); a
+      -- resolved column's value is written into the merged row (jsonb_populate_record over it)
+      case when has_res then 'case when x.patch is null then m.g_mr else jsonb_populate_record(m.g_mr, x.patch) end as g_fr,'
+                             ' coalesce(x.cols, ''{}''::text[]) as resolved_cols, y.choice as row_choice'
+           else 'm.g_mr as g_fr, ''{}''::text[] as resolved_cols, null::text as row_choice' end,
       case when has_res then format($r$
-          left join lateral (select jsonb_object_agg(mr.column_name, case mr.choice when 'ours' then m.g_mo->mr.column_name
-                                                                     when 'theirs' then m.g_mt->mr.column_name
-                                                                     when 'base' then m.g_mb->mr.column_name else mr.value end) as patch,
+          left join lateral (select jsonb_object_agg(mr.column_name, case mr.choice when 'ours' then to_jsonb(m.g_mo)->mr.column_name
+                                                                     when 'theirs' then to_jsonb(m.g_mt)->mr.column_name
+                                                                     when 'base' then to_jsonb(m.g_mb)->mr.column_name else mr.value end) as patch,
                                     array_agg(mr.column_name::text) as cols
                                from gnomon.merge_resolution mr
                               where m.g_mc is not null and mr.source_id = %1$s and mr.target_id = %2$s and mr.table_id = %3$s
-                                and mr.key = m.key and m.g_mc ? mr.column_name
-                                and mr.base is not distinct from m.g_mb->mr.column_name
-                                and mr.ours is not distinct from m.g_mo->mr.column_name
-                                and mr.theirs is not distinct from m.g_mt->mr.column_name) x on true
+                                and mr.key = jsonb_build_object(%4$s) and m.g_mc ? mr.column_name
+                                and mr.base is not distinct from to_jsonb(m.g_mb)->mr.column_name
+                                and mr.ours is not distinct from to_jsonb(m.g_mo)->mr.column_name
+                                and mr.theirs is not distinct from to_jsonb(m.g_mt)->mr.column_name) x on true
           left join lateral (select mr.choice from gnomon.merge_resolution mr
                               where m.g_mcls in ('delete_vs_update', 'update_vs_delete')
                                 and mr.source_id = %1$s and mr.target_id = %2$s and mr.table_id = %3$s
-                                and mr.key = m.key and mr.column_name = ''
-                                and mr.base is not distinct from m.g_mb and mr.ours is not distinct from m.g_mo
-                                and mr.theirs is not distinct from m.g_mt) y on true$r$, source_id, target_id, tt.table_id)
+                                and mr.key = jsonb_build_object(%4$s) and mr.column_name = ''
+                                and mr.base is not distinct from to_jsonb(m.g_mb) and mr.ours is not distinct from to_jsonb(m.g_mo)
+                                and mr.theirs is not distinct from to_jsonb(m.g_mt)) y on true$r$, source_id, target_id, tt.table_id,
+                                key_json_m)
            else '' end,
-      (select string_agg(format('ib.%1$I = kk.%1$I', k), ' and ') from unnest(tt.key_columns) k),
-      (select string_agg(format('it.%1$I = kk.%1$I', k), ' and ') from unnest(tt.key_columns) k))
+      rb.joins, rt.joins,
+      null, null,  -- (17 and 18 are no longer used)
+      plan, (select string_agg(format('%I', k), ', ') from unnest(tt.key_columns) k),
+      '(d.g_mb is distinct from d.g_mt)',
+      '(c0.g_mo is distinct from c0.g_mt)',
+      '(c0.g_mo is distinct from c0.g_mb)',
+      keys_q, keys_z,
+      '(z.g_fr is distinct from z.g_mo)')
       using tt.table_id, base, theirs, ours;
   end loop;
+  execute 'create temp view gnomon_merge_plan as select null::integer as table_id, null::jsonb as key, null::text as action,'
+          ' null::jsonb as b, null::jsonb as o, null::jsonb as t, null::jsonb as r, null::jsonb as conflicts where false'
+          || case when cardinality(views) > 0 then ' union all ' || array_to_string(views, ' union all ') else '' end;
 end $$;
-comment on function gnomon.merge_prepare(text, text, text[]) is 'Internal: plans a merge into pg_temp.gnomon_merge_plan and returns its points.';
+comment on function gnomon.merge_prepare(text, text, text[]) is 'Internal: plans a merge into typed pg_temp.gnomon_merge_plan_<table_id> tables (shown by the view pg_temp.gnomon_merge_plan) and returns its points.';
 
--- Writes a planned merge into the target through its normal versioning. On main: plain DELETE, UPDATE and INSERT on
--- the tables (their statement-level triggers write history) of the rows the plan locked, and inserts of keys that
--- must still be absent.
+-- Writes a planned merge (the typed plans of merge_prepare) into the target through its normal versioning. On main:
+-- plain DELETE, UPDATE and INSERT on the tables (their statement-level triggers write history) of the rows the plan
+-- locked, and inserts of keys that must still be absent, each joined to the plan by its key columns.
 -- On a branch: set-based writes of the branch rows and their history, with what the branch view's INSTEAD OF
 -- trigger guarantees (copy on write, a history row per write, g_xid/g_cxid, tombstones, and each branch row locked
 -- and compared with what the plan read). A row that changed since the plan read it is never overwritten: 40001.
@@ -449,8 +499,9 @@ create or replace function gnomon.merge_apply(target_id integer) returns void
 language plpgsql set jit = off set work_mem = '32MB' as $$
 declare
   tt gnomon.tracked_table;
-  tgt text; tab text; cols text; set_list text; keymatch text; keymatch_b text; expected bigint; done bigint;
+  tgt text; tab text; plan text; cols text; set_list text; keymatch text; keymatch_b text; expected bigint; done bigint;
   bt name; bh name; b_row text; b_cols text; r_cols text; keys text; set_b text; existing bigint; bad bigint;
+  n_ins bigint; n_upd bigint; n_del bigint;
   x xid8 := pg_current_xact_id();
 begin
   if target_id <> 0 then
@@ -461,27 +512,35 @@ begin
         hint = 'Merge into an existing branch.';
     end if;
   end if;
-  for tt in select * from gnomon.tracked_table t
-             where exists (select 1 from pg_temp.gnomon_merge_plan p where p.table_id = t.table_id and p.action in ('insert', 'update', 'delete'))
+  for tt in select t.* from gnomon.tracked_table t
+             where to_regclass(format('pg_temp.%I', 'gnomon_merge_plan_' || t.table_id)) is not null
              order by t.table_id loop
     tab := format('%I.%I', tt.schema_name, tt.table_name);
-    select string_agg(format('x.%1$I = r.%1$I', k), ' and '), string_agg(format('b.%1$I = r.%1$I', k), ' and '),
+    plan := 'gnomon_merge_plan_' || tt.table_id;
+    execute format('select count(*) filter (where p.g_action = ''insert''), count(*) filter (where p.g_action = ''update''),'
+                   ' count(*) filter (where p.g_action = ''delete'') from pg_temp.%I p', plan) into n_ins, n_upd, n_del;
+    continue when n_ins + n_upd + n_del = 0;
+    -- the plan's statistics, so that the writes join it to the target by hashing when it is large
+    if n_ins + n_upd + n_del > 1000 then
+      execute format('analyze pg_temp.%I', plan);
+    end if;
+    select string_agg(format('x.%1$I = p.%1$I', k), ' and '), string_agg(format('b.%1$I = p.%1$I', k), ' and '),
            string_agg(format('%I', k), ', ')
       into keymatch, keymatch_b, keys from unnest(tt.key_columns) k;
     if target_id = 0 then
       tgt := tab;
       -- generated (computed) columns are left to PostgreSQL
       select string_agg(format('%I', a.attname), ', ' order by a.attnum),
-             string_agg(format('%1$I = r.%1$I', a.attname), ', ' order by a.attnum) filter (where not a.attname = any (tt.key_columns))
-        into cols, set_list
+             string_agg(format('%1$I = (p.g_r).%1$I', a.attname), ', ' order by a.attnum) filter (where not a.attname = any (tt.key_columns)),
+             string_agg(format('(p.g_r).%I', a.attname), ', ' order by a.attnum)
+        into cols, set_list, r_cols
         from pg_attribute a where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and a.attgenerated = '';
 
-      select count(*) into expected from pg_temp.gnomon_merge_plan p where p.table_id = tt.table_id and p.action = 'delete';
+      expected := n_del;
       if expected > 0 then
         -- (the plan locked these rows and read ours after the locks: they are as it read them)
-        execute format('delete from %1$s x using pg_temp.gnomon_merge_plan p cross join lateral jsonb_populate_record(null::%1$s, p.key) r '
-                       'where p.table_id = $1 and p.action = ''delete'' and %2$s',
-                       tgt, keymatch) using tt.table_id;
+        execute format('delete from %1$s x using pg_temp.%2$I p where p.g_action = ''delete'' and %3$s',
+                       tgt, plan, keymatch);
         get diagnostics done = row_count;
         if done <> expected then
           raise exception using errcode = '40001',
@@ -489,11 +548,10 @@ begin
             hint = 'Merge again: nothing of this merge was written.';
         end if;
       end if;
-      select count(*) into expected from pg_temp.gnomon_merge_plan p where p.table_id = tt.table_id and p.action = 'update';
+      expected := n_upd;
       if expected > 0 and set_list is not null then
-        execute format('update %1$s x set %2$s from pg_temp.gnomon_merge_plan p cross join lateral jsonb_populate_record(null::%1$s, p.r) r '
-                       'where p.table_id = $1 and p.action = ''update'' and %3$s',
-                       tgt, set_list, keymatch) using tt.table_id;
+        execute format('update %1$s x set %2$s from pg_temp.%3$I p where p.g_action = ''update'' and %4$s',
+                       tgt, set_list, plan, keymatch);
         get diagnostics done = row_count;
         if done <> expected then
           raise exception using errcode = '40001',
@@ -501,14 +559,13 @@ begin
             hint = 'Merge again: nothing of this merge was written.';
         end if;
       end if;
-      select count(*) into expected from pg_temp.gnomon_merge_plan p where p.table_id = tt.table_id and p.action = 'insert';
+      expected := n_ins;
       if expected > 0 then
-        execute format('insert into %1$s (%2$s) %3$s select %4$s from pg_temp.gnomon_merge_plan p cross join lateral jsonb_populate_record(null::%1$s, p.r) r '
-                       'where p.table_id = $1 and p.action = ''insert'' on conflict do nothing',
+        execute format('insert into %1$s (%2$s) %3$s select %4$s from pg_temp.%5$I p where p.g_action = ''insert'' on conflict do nothing',
                        tgt, cols,
                        case when exists (select 1 from pg_attribute a where a.attrelid = tt.relid and a.attidentity = 'a')
                             then 'overriding system value' else '' end,
-                       (select string_agg('r.' || trim(c), ', ') from unnest(string_to_array(cols, ',')) c)) using tt.table_id;
+                       r_cols, plan);
         get diagnostics done = row_count;
         if done <> expected then
           raise exception using errcode = '40001',
@@ -523,22 +580,21 @@ begin
       select format('row(%s)::%s', string_agg(format('b.%I', c->>'name'), ', ' order by (c->>'attnum')::int), tab),
              string_agg(format('%I', c->>'name'), ', ' order by (c->>'attnum')::int),
              string_agg(format('b.%I', c->>'name'), ', ' order by (c->>'attnum')::int),
-             string_agg(case when (c->>'name') = any (tt.key_columns) then format('r.%I', c->>'name')
-                             else format('case when p.action = ''delete'' then null else r.%I end', c->>'name') end, ', ' order by (c->>'attnum')::int),
-             string_agg(format('%1$I = case when p.action = ''delete'' then null else r.%1$I end', c->>'name'), ', ' order by (c->>'attnum')::int)
+             string_agg(case when (c->>'name') = any (tt.key_columns) then format('p.%I', c->>'name')
+                             else format('case when p.g_action = ''delete'' then null else (p.g_r).%I end', c->>'name') end, ', ' order by (c->>'attnum')::int),
+             string_agg(format('%1$I = case when p.g_action = ''delete'' then null else (p.g_r).%1$I end', c->>'name'), ', ' order by (c->>'attnum')::int)
                filter (where not (c->>'name') = any (tt.key_columns))
         into b_row, cols, b_cols, r_cols, set_b
         from jsonb_array_elements(tt.columns) c;
-      select count(*) into expected from pg_temp.gnomon_merge_plan p
-       where p.table_id = tt.table_id and p.action in ('insert', 'update', 'delete');
+      expected := n_ins + n_upd + n_del;
       -- 1. lock the branch's own rows of these keys and compare each with ours as the plan read it (a tombstone
       --    is no row): a row a concurrent transaction changed since is never overwritten blindly
       execute format('select count(*), count(*) filter (where s.bad) from ('
-                     'select (case when b.g_del then null else to_jsonb(%1$s) end) is distinct from p.o as bad '
-                     'from pg_temp.gnomon_merge_plan p cross join lateral jsonb_populate_record(null::%2$s, p.key) r '
-                     'join gnomon_t.%3$I b on b.g_branch = $2 and %4$s '
-                     'where p.table_id = $1 and p.action in (''insert'', ''update'', ''delete'') for update of b) s',
-                     b_row, tab, bt, keymatch_b) into existing, bad using tt.table_id, target_id;
+                     'select %1$s as bad '
+                     'from pg_temp.%2$I p join gnomon_t.%3$I b on b.g_branch = $1 and %4$s '
+                     'where p.g_action in (''insert'', ''update'', ''delete'') for update of b) s',
+                     format('((case when b.g_del then null else %s end) is distinct from p.g_o)', b_row),
+                     plan, bt, keymatch_b) into existing, bad using target_id;
       if bad > 0 then
         raise exception using errcode = '40001',
           message = format('could not serialize the merge: %s of %s rows to write to %s changed concurrently', bad, expected, tgt),
@@ -547,16 +603,15 @@ begin
       if existing > 0 then
         -- 2. the history of those rows: the image from before this write (a tombstone's, for a key inserted again)
         execute format('insert into gnomon_t.%1$I (g_branch, g_vid, g_xid, g_op, g_del, %2$s) '
-                       'select b.g_branch, nextval(''gnomon.version_seq''), $3, ''U'', b.g_del, %3$s '
-                       'from pg_temp.gnomon_merge_plan p cross join lateral jsonb_populate_record(null::%4$s, p.key) r '
-                       'join gnomon_t.%5$I b on b.g_branch = $2 and %6$s '
-                       'where p.table_id = $1 and p.action in (''insert'', ''update'', ''delete'')',
-                       bh, cols, b_cols, tab, bt, keymatch_b) using tt.table_id, target_id, x;
+                       'select b.g_branch, nextval(''gnomon.version_seq''), $2, ''U'', b.g_del, %3$s '
+                       'from pg_temp.%4$I p join gnomon_t.%5$I b on b.g_branch = $1 and %6$s '
+                       'where p.g_action in (''insert'', ''update'', ''delete'')',
+                       bh, cols, b_cols, plan, bt, keymatch_b) using target_id, x;
         -- 3. the rows themselves, in place (a delete leaves a tombstone)
-        execute format('update gnomon_t.%1$I b set g_del = (p.action = ''delete''), g_xid = $3%2$s '
-                       'from pg_temp.gnomon_merge_plan p cross join lateral jsonb_populate_record(null::%3$s, coalesce(p.r, p.key)) r '
-                       'where p.table_id = $1 and p.action in (''insert'', ''update'', ''delete'') and b.g_branch = $2 and %4$s',
-                       bt, coalesce(', ' || set_b, ''), tab, keymatch_b) using tt.table_id, target_id, x;
+        execute format('update gnomon_t.%1$I b set g_del = (p.g_action = ''delete''), g_xid = $2%2$s '
+                       'from pg_temp.%3$I p '
+                       'where p.g_action in (''insert'', ''update'', ''delete'') and b.g_branch = $1 and %4$s',
+                       bt, coalesce(', ' || set_b, ''), plan, keymatch_b) using target_id, x;
         get diagnostics done = row_count;
         if done <> existing then
           raise exception using errcode = '40001',
@@ -568,14 +623,14 @@ begin
         -- 4. keys the branch has not written yet: copy on write (a delete writes a tombstone), each with an 'I'
         --    history row; a key a concurrent transaction wrote on the branch meanwhile is not overwritten: 40001
         execute format('with ins as (insert into gnomon_t.%1$I (g_branch, g_del, g_xid, g_cxid, %2$s) '
-                       'select $2, p.action = ''delete'', $3, $3, %3$s '
-                       'from pg_temp.gnomon_merge_plan p cross join lateral jsonb_populate_record(null::%4$s, coalesce(p.r, p.key)) r '
-                       'where p.table_id = $1 and p.action in (''insert'', ''update'', ''delete'') '
-                       'and not exists (select 1 from gnomon_t.%1$I b where b.g_branch = $2 and %5$s) '
+                       'select $1, p.g_action = ''delete'', $2, $2, %3$s '
+                       'from pg_temp.%4$I p '
+                       'where p.g_action in (''insert'', ''update'', ''delete'') '
+                       'and not exists (select 1 from gnomon_t.%1$I b where b.g_branch = $1 and %5$s) '
                        'on conflict do nothing returning %6$s) '
                        'insert into gnomon_t.%7$I (g_branch, g_vid, g_xid, g_op, %6$s) '
-                       'select $2, nextval(''gnomon.version_seq''), $3, ''I'', %6$s from ins',
-                       bt, cols, r_cols, tab, keymatch_b, keys, bh) using tt.table_id, target_id, x;
+                       'select $1, nextval(''gnomon.version_seq''), $2, ''I'', %6$s from ins',
+                       bt, cols, r_cols, plan, keymatch_b, keys, bh) using target_id, x;
         get diagnostics done = row_count;
         if done <> expected - existing then
           raise exception using errcode = '40001',

@@ -1705,57 +1705,23 @@ public class Routines {
     /**
      * Call <code>gnomon.merge_read_sql</code>
      */
-    public static String mergeReadSql(
+    public static MergeReadSql mergeReadSql(
           Configuration configuration
         , TrackedTableRecord tt
+        , PointRecord point
         , String pointSql
-        , String keysCte
-        , String alias
+        , String keys
+        , String suffix
     ) {
-        MergeReadSql f = new MergeReadSql();
-        f.setTt(tt);
-        f.setPointSql(pointSql);
-        f.setKeysCte(keysCte);
-        f.setAlias(alias);
+        MergeReadSql p = new MergeReadSql();
+        p.setTt(tt);
+        p.setPoint(point);
+        p.setPointSql(pointSql);
+        p.setKeys(keys);
+        p.setSuffix(suffix);
 
-        f.execute(configuration);
-        return f.getReturnValue();
-    }
-
-    /**
-     * Get <code>gnomon.merge_read_sql</code> as a field.
-     */
-    public static Field<String> mergeReadSql(
-          TrackedTableRecord tt
-        , String pointSql
-        , String keysCte
-        , String alias
-    ) {
-        MergeReadSql f = new MergeReadSql();
-        f.setTt(tt);
-        f.setPointSql(pointSql);
-        f.setKeysCte(keysCte);
-        f.setAlias(alias);
-
-        return f.asField();
-    }
-
-    /**
-     * Get <code>gnomon.merge_read_sql</code> as a field.
-     */
-    public static Field<String> mergeReadSql(
-          Field<TrackedTableRecord> tt
-        , Field<String> pointSql
-        , Field<String> keysCte
-        , Field<String> alias
-    ) {
-        MergeReadSql f = new MergeReadSql();
-        f.setTt(tt);
-        f.setPointSql(pointSql);
-        f.setKeysCte(keysCte);
-        f.setAlias(alias);
-
-        return f.asField();
+        p.execute(configuration);
+        return p;
     }
 
     /**
