@@ -227,9 +227,9 @@ comment on function gnomon.check_read(pg_snapshot, integer) is 'Internal: the fu
 -- expression again at each execution, so each one costs whether or not it runs; the form test is one unbounded
 -- regular expression, the numbers are compared as xid8 (a text that passed the expression converts exactly; a number
 -- too large for a transaction id converts to the largest xid8 in PostgreSQL 15, fails the comparison with the current
--- xmin and takes the slow path, which reports it as GN010), and the snapshot text is cast once. (The earlier form, gnomon.coordinate_snapshot() plus a
--- test of the snapshot behind two OFFSET 0 subqueries, made three subquery scans and twice the function calls:
--- about a third of the server's work per point read.)
+-- xmin and takes the slow path, which reports it as GN010), and the snapshot text is cast once. (The earlier form,
+-- gnomon.coordinate_snapshot() plus a second test of the snapshot behind two OFFSET 0 subqueries, made three more
+-- plan nodes and about twice the function calls; docs/performance.md, "Past reads", has the measurements.)
 create or replace function gnomon.read_snapshot(coordinate text, track_xid xid8, table_id integer) returns pg_snapshot
 language sql stable parallel safe as $$
   select case when coordinate ~ '^v2:[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*:([1-9][0-9]*(,[1-9][0-9]*)*)?$'

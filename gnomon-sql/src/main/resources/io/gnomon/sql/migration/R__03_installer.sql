@@ -205,13 +205,14 @@ begin
   select string_agg(format('x.%I', c->>'name'), ', ' order by (c->>'attnum')::int) into x_cols
     from jsonb_array_elements(tt.columns) c;
 
-  -- The coordinate's snapshot, checked once per read by gnomon.read_snapshot() (inlined: a fast path without any
-  -- function call of its own for a canonical coordinate of the current incarnation, later than the tracking and
-  -- older than every transaction running now; gnomon.parse_coordinate() and gnomon.check_read() for anything else,
-  -- which raise the errors). It is computed in a materialised CTE of one column, so that PostgreSQL evaluates it once
-  -- and does not copy the expression into every reference: the read's arms take it through scalar sub-selects. (The
-  -- CTE held the snapshot behind two OFFSET 0 subqueries before, and its xmin as a second column: three subquery scans
-  -- whose start-up cost about a third of a point read.)
+  -- The coordinate's snapshot, checked once per read by gnomon.read_snapshot() (inlined: its fast path, for a
+  -- canonical coordinate of the current incarnation, later than the tracking and older than every transaction running
+  -- now, calls no PL/pgSQL; gnomon.parse_coordinate() and gnomon.check_read() take anything else and raise the
+  -- errors). It is computed in a materialised CTE of one node and one column, so that PostgreSQL evaluates it once and
+  -- does not copy the expression into every reference: the read's arms take it through scalar sub-selects. A prepared
+  -- read's generic plan starts every node and compiles every expression again at each execution, so nodes cost even
+  -- when they return nothing (the CTE held the snapshot behind two OFFSET 0 subqueries before: three more nodes;
+  -- docs/performance.md, "Past reads"). Tables with checkpoints keep one OFFSET 0 level, for the checkpoint columns.
   -- (%COORD% and %COORDFROM% are the coordinate and where it comes from: the text argument, or the timestamp's tick
   -- computed once behind OFFSET 0, so that read_snapshot, which names its argument several times, still inlines)
   resolve := format($r$
