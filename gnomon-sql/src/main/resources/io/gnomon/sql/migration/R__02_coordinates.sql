@@ -229,7 +229,7 @@ comment on function gnomon.check_read(pg_snapshot, integer) is 'Internal: the fu
 -- too large for a transaction id converts to the largest xid8 in PostgreSQL 15, fails the comparison with the current
 -- xmin and takes the slow path, which reports it as GN010), and the snapshot text is cast once. (The earlier form,
 -- gnomon.coordinate_snapshot() plus a second test of the snapshot behind two OFFSET 0 subqueries, made three more
--- plan nodes and about twice the function calls; docs/performance.md, "Past reads", has the measurements.)
+-- plan nodes and a longer expression; docs/performance.md, "Past reads", has the measurements.)
 create or replace function gnomon.read_snapshot(coordinate text, track_xid xid8, table_id integer) returns pg_snapshot
 language sql stable parallel safe as $$
   select case when coordinate ~ '^v2:[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*:([1-9][0-9]*(,[1-9][0-9]*)*)?$'
