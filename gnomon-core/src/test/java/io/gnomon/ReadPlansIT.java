@@ -24,7 +24,8 @@ class ReadPlansIT extends GnomonIT {
 
   private void explainHelper() throws SQLException {
     sql("create or replace function gnomon_test_explain(q text) returns setof text language plpgsql as"
-        + " $$ declare l text; begin for l in execute 'explain (costs off) ' || q loop return next l; end loop; end $$");
+        + " $$ declare l text; begin for l in execute 'explain (costs off' || case when q like '(verbose)%' then ', verbose) '"
+        + " || substr(q, 10) else ') ' || q end loop return next l; end loop; end $$");
   }
 
   @Test
@@ -39,6 +40,13 @@ class ReadPlansIT extends GnomonIT {
     assertTrue(p.contains("Index Scan using big_pkey"), p);
     assertFalse(p.contains("Function Scan on big_as_of"), "the as-of function must be inlined:\n" + p);
     assertFalse(p.contains("Seq Scan on big"), p);
+    // the coordinate is checked once, in a CTE of one node: every node a read starts costs on each execution of a
+    // prepared read (its generic plan), and the check behind OFFSET 0 subqueries cost about a third of a point read
+    String verbose = one("select string_agg(line, E'\\n') from (select * from gnomon_test_explain("
+        + quoteLiteral("(verbose) select * from gnomon_t.big_as_of('" + c + "') where id = 42") + ")) p(line)");
+    assertEquals(1, verbose.split("gnomon\\.check_read\\(", -1).length - 1, verbose);
+    assertEquals(1, verbose.split("Subquery Scan", -1).length - 1, "only the history arm's DISTINCT ON:\n" + verbose);
+    assertTrue(verbose.matches("(?s).*CTE r\n\\s*->  Result\n.*"), verbose);
   }
 
   @Test

@@ -219,4 +219,30 @@ begin
   return snap;
 end $$;
 comment on function gnomon.check_read(pg_snapshot, integer) is 'Internal: the full check of a coordinate for an as-of read (GN011, GN012).';
+-- The snapshot an as-of read uses, for the generated read functions to inline (one call per read, computed once in
+-- the read's CTE). The fast path accepts a v2 coordinate of the current incarnation, in canonical form (digits without
+-- leading zeros), later than the tracking (xmin above the tracking's xid, so that xid is visible) and older than every
+-- transaction running now (xmax at or below the current snapshot's xmin, so nothing it saw can still be invisible
+-- here): then the snapshot is cut from the text. Anything else goes through gnomon.parse_coordinate() and
+-- gnomon.check_read(), which accept it or raise GN010, GN011, GN012, GN013 or GN021.
+-- Why it is written this way: in a prepared read's generic plan, PostgreSQL compiles every function call of this
+-- expression again at each execution, so each one costs whether or not it runs; the form test is one unbounded
+-- regular expression, the numbers are compared as xid8 (a text that passed the expression converts exactly; a number
+-- too large for a transaction id converts to the largest xid8 in PostgreSQL 15, fails the comparison with the current
+-- xmin and takes the slow path, which reports it as GN010), and the snapshot text is cast once. (The earlier form,
+-- gnomon.coordinate_snapshot() plus a second test of the snapshot behind two OFFSET 0 subqueries, made three more
+-- plan nodes and a longer expression; docs/performance.md, "Past reads", has the measurements.)
+create or replace function gnomon.read_snapshot(coordinate text, track_xid xid8, table_id integer) returns pg_snapshot
+language sql stable parallel safe as $$
+  select case when coordinate ~ '^v2:[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*:([1-9][0-9]*(,[1-9][0-9]*)*)?$'
+                   and split_part(coordinate, ':', 2) = gnomon.incarnation()::text
+                   and track_xid < split_part(coordinate, ':', 3)::xid8
+                   and split_part(coordinate, ':', 3)::xid8 <= split_part(coordinate, ':', 4)::xid8
+                   and split_part(coordinate, ':', 4)::xid8 <= pg_snapshot_xmin(pg_current_snapshot())
+              then substr(coordinate, 5 + length(split_part(coordinate, ':', 2)))::pg_snapshot
+              else gnomon.check_read(gnomon.parse_coordinate(coordinate), table_id) end
+$$;
+comment on function gnomon.read_snapshot(text, xid8, integer) is
+  'Internal: the checked snapshot of a coordinate for an as-of read of a table, inlined by the generated read functions (errors as gnomon.parse_coordinate() and gnomon.check_read()).';
+
 drop function if exists gnomon.resolve_read(text, integer);

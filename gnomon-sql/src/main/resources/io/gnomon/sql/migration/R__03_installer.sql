@@ -283,10 +283,10 @@ language plpgsql as $$
 declare
   tt gnomon.tracked_table;
   tab text; hist text; cpt text;
-  live_cols text; hist_cols text; cp_cols text; keys_x text; x_eq_l text; x_eq_c text;
+  live_cols text; hist_cols text; cp_cols text; keys_x text; x_eq_l text; x_eq_c text; x_cols text;
   cps record;
   cp_case text := ''; cp_snap_case text := '';
-  resolve text; body text;
+  resolve text; resolve_plain text; body text;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
   tab  := format('%I.%I', tt.schema_name, tt.table_name);
@@ -302,25 +302,27 @@ begin
          string_agg(format('x.%1$I = l.%1$I', k), ' and ' order by o),
          string_agg(format('x.%1$I = c.%1$I', k), ' and ' order by o)
     into keys_x, x_eq_l, x_eq_c from unnest(tt.key_columns) with ordinality u(k, o);
+  select string_agg(format('x.%I', c->>'name'), ', ' order by (c->>'attnum')::int) into x_cols
+    from jsonb_array_elements(tt.columns) c;
 
-  -- The coordinate, checked without a function call when it is well formed, of the current incarnation, later than
-  -- the tracking and older than every transaction running now (gnomon.coordinate_snapshot() inlines; its form test
-  -- is an unbounded regular expression plus a test for numbers of 20 digits or more: with bounded repetitions,
-  -- [0-9]{1,19}, the expression alone cost 5 us per read); anything else goes through gnomon.parse_coordinate() and
-  -- gnomon.check_read(), which raise the error. The snapshot is computed behind OFFSET 0, so that PostgreSQL does not
-  -- copy the expression into every reference (nested subqueries that it flattened evaluated the check five times
-  -- per read).
+  -- The coordinate's snapshot, checked once per read by gnomon.read_snapshot() (inlined: its fast path, for a
+  -- canonical coordinate of the current incarnation, later than the tracking and older than every transaction running
+  -- now, calls no PL/pgSQL; gnomon.parse_coordinate() and gnomon.check_read() take anything else and raise the
+  -- errors). It is computed in a materialised CTE of one node and one column, so that PostgreSQL evaluates it once and
+  -- does not copy the expression into every reference: the read's arms take it through scalar sub-selects. A prepared
+  -- read's generic plan starts every node and compiles every expression again at each execution, so nodes cost even
+  -- when they return nothing (the CTE held the snapshot behind two OFFSET 0 subqueries before: three more nodes;
+  -- docs/performance.md, "Past reads"). Tables with checkpoints keep one OFFSET 0 level, for the checkpoint columns.
+  -- (%COORD% and %COORDFROM% are the coordinate and where it comes from: the text argument, or the timestamp's tick
+  -- computed once behind OFFSET 0, so that read_snapshot, which names its argument several times, still inlines)
   resolve := format($r$
   with r as materialized (
-    select v.snap, pg_snapshot_xmin(v.snap) as lo %3$s
-      from (select case when pg_visible_in_snapshot(%2$L::xid8, s.snap)
-                         and pg_snapshot_xmax(s.snap) <= pg_snapshot_xmin(pg_current_snapshot())
-                        then s.snap
-                        -- (a recent coordinate, while an older transaction runs: checked in full)
-                        else gnomon.check_read(s.snap, %1$s) end as snap
-              from (select gnomon.coordinate_snapshot(t.c) as snap
-                      from (select %%COORD%% as c offset 0) t offset 0) s offset 0) v)$r$,
-    tt.table_id, tt.track_xid::text, '%CP%');
+    select v.snap, pg_snapshot_xmin(v.snap) as lo %%CP%%
+      from (select gnomon.read_snapshot(%%COORD%%, %2$L::xid8, %1$s) as snap %%COORDFROM%% offset 0) v)$r$,
+    tt.table_id, tt.track_xid::text);
+  resolve_plain := format($r$
+  with r as materialized (select gnomon.read_snapshot(%%COORD%%, %2$L::xid8, %1$s) as snap %%COORDFROM%%)$r$,
+    tt.table_id, tt.track_xid::text);
 
   -- checkpoints, earliest first: a read rolls back from the first one that saw everything the coordinate saw
   for cps in select c.checkpoint_id, c.snapshot_xmin, c.snapshot from gnomon.checkpoint c
@@ -333,20 +335,20 @@ begin
     -- live rows of keys with no version the coordinate cannot see, and for the other keys the image from before
     -- the first version it cannot see (none when that version is the key's insert)
     -- (the first condition has no column: a one-time filter that checks the coordinate even on an empty table)
-    body := replace(resolve, '%CP%', '') || format($b$
+    body := resolve_plain || format($b$
   select %1$s from %2$s l
-   where (select r.lo from r) is not null
-     and not exists (select 1 from %3$s x where %4$s and x.g_xid >= (select r.lo from r)
+   where (select r.snap from r) is not null
+     and not exists (select 1 from %3$s x where %4$s and x.g_xid >= pg_snapshot_xmin((select r.snap from r))
                       and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r)))
   union all
   select %5$s from (
-    select distinct on (%6$s) x.*
+    select distinct on (%6$s) x.g_op, %7$s
       from %3$s x
-     where x.g_xid >= (select r.lo from r)
+     where x.g_xid >= pg_snapshot_xmin((select r.snap from r))
        and not pg_visible_in_snapshot(x.g_xid, (select r.snap from r))
      order by %6$s, x.g_vid) h
    where h.g_op <> 'I'
-$b$, live_cols, tab, hist, x_eq_l, hist_cols, keys_x);
+$b$, live_cols, tab, hist, x_eq_l, hist_cols, keys_x, x_cols);
   else
     -- the same, rolling back from a checkpoint instead of the live table when the coordinate is older than one
     body := replace(resolve, '%CP%', format(', case %s end as cp, case %s end as cp_snap', cp_case, cp_snap_case)) || format($b$
@@ -372,9 +374,10 @@ $b$, live_cols, tab, hist, x_eq_l, hist_cols, keys_x);
 $b$, live_cols, tab, hist, x_eq_l, hist_cols, keys_x, cp_cols, cpt, x_eq_c);
   end if;
   execute format('create or replace function gnomon_t.%I(coordinate text) returns setof %s language sql stable as %L',
-                 tt.as_of_function, tab, replace(body, '%COORD%', 'coordinate'));
+                 tt.as_of_function, tab, replace(replace(body, '%COORD%', 'coordinate'), '%COORDFROM%', ''));
   execute format('create or replace function gnomon_t.%I(at timestamptz) returns setof %s language sql stable as %L',
-                 tt.as_of_function, tab, replace(body, '%COORD%', '(gnomon.coordinate_at(at))'));
+                 tt.as_of_function, tab, replace(replace(body, '%COORD%', 't.c'), '%COORDFROM%',
+                                                 'from (select gnomon.coordinate_at(at) as c offset 0) t'));
   execute format('comment on function gnomon_t.%I(text) is %L', tt.as_of_function,
                  format('Rows of %s as of a coordinate (from gnomon.coordinate()). Generated by gnomon.track().', tab));
   execute format('comment on function gnomon_t.%I(timestamptz) is %L', tt.as_of_function,

@@ -70,6 +70,7 @@ import io.gnomon.sql.internal.generated.routines.ParsePosition;
 import io.gnomon.sql.internal.generated.routines.PastSnapshot;
 import io.gnomon.sql.internal.generated.routines.Point;
 import io.gnomon.sql.internal.generated.routines.PointTooOld;
+import io.gnomon.sql.internal.generated.routines.ReadSnapshot;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
 import io.gnomon.sql.internal.generated.routines.SetMergeRule;
 import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
@@ -2245,6 +2246,56 @@ public class Routines {
         PointTooOld f = new PointTooOld();
         f.setTableId(tableId);
         f.setP(p);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.read_snapshot</code>
+     */
+    public static String readSnapshot(
+          Configuration configuration
+        , String coordinate
+        , Long trackXid
+        , Integer tableId
+    ) {
+        ReadSnapshot f = new ReadSnapshot();
+        f.setCoordinate(coordinate);
+        f.setTrackXid(trackXid);
+        f.setTableId(tableId);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.read_snapshot</code> as a field.
+     */
+    public static Field<String> readSnapshot(
+          String coordinate
+        , Long trackXid
+        , Integer tableId
+    ) {
+        ReadSnapshot f = new ReadSnapshot();
+        f.setCoordinate(coordinate);
+        f.setTrackXid(trackXid);
+        f.setTableId(tableId);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.read_snapshot</code> as a field.
+     */
+    public static Field<String> readSnapshot(
+          Field<String> coordinate
+        , Field<Long> trackXid
+        , Field<Integer> tableId
+    ) {
+        ReadSnapshot f = new ReadSnapshot();
+        f.setCoordinate(coordinate);
+        f.setTrackXid(trackXid);
+        f.setTableId(tableId);
 
         return f.asField();
     }
