@@ -50,6 +50,8 @@ class CoordinatesIT extends GnomonIT {
     assertThrows(MalformedCoordinateException.class, () -> sqlTranslated("select * from gnomon_t.bc_as_of('v1:9:x:')"));
     assertThrows(MalformedCoordinateException.class, () -> Coordinate.parse("v2:1:2:"));
     assertThrows(MalformedCoordinateException.class, () -> Coordinate.parse("v1:5:3:"));
+    // well formed but inconsistent (xmin > xmax): a Gnomon error from the read too, not PostgreSQL's 22P02
+    assertThrows(MalformedCoordinateException.class, () -> sqlTranslated("select * from gnomon_t.bc_as_of('v1:5:3:')"));
     Coordinate now = gnomon().coordinate();
     Coordinate future = Coordinate.of(now.xmax() + 1000, now.xmax() + 1000, java.util.List.of());
     CoordinateInFutureException f =

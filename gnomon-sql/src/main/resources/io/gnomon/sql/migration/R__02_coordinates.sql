@@ -114,23 +114,8 @@ begin
 end $$;
 comment on function gnomon.parse_coordinate(text) is 'Parses a coordinate''s text form into a pg_snapshot (GN010 when malformed, GN013 when a crash or failover made it inexact).';
 
--- The snapshot of a coordinate, for read functions to inline: a well-formed coordinate of the current incarnation
--- (or of the older unguarded form) is cut without a function call; anything else goes through
--- gnomon.parse_coordinate(), which checks it or raises the error.
-create or replace function gnomon.coordinate_snapshot(coordinate text) returns pg_snapshot
-language sql stable parallel safe as $$
-  -- (unbounded repetitions and a test for runs of 20 digits: bounded ones, [0-9]{1,19}, cost microseconds a read)
-  select case when coordinate ~ '^v2:[0-9]+:[0-9]+:[0-9]+:([0-9]+(,[0-9]+)*)?$'
-                   and strpos(translate(coordinate, '123456789', '000000000'), '00000000000000000000') = 0
-                   and split_part(coordinate, ':', 2) = gnomon.incarnation()::text
-              then substr(coordinate, 5 + length(split_part(coordinate, ':', 2)))::pg_snapshot
-              when coordinate ~ '^v1:[0-9]+:[0-9]+:([0-9]+(,[0-9]+)*)?$'
-                   and strpos(translate(coordinate, '123456789', '000000000'), '00000000000000000000') = 0
-              then substr(coordinate, 4)::pg_snapshot
-              else gnomon.parse_coordinate(coordinate) end
-$$;
-comment on function gnomon.coordinate_snapshot(text) is
-  'Internal: a coordinate''s snapshot, inlined by read functions (checks and errors as gnomon.parse_coordinate()).';
+-- (gnomon.coordinate_snapshot(text), the as-of reads' inlined parse before gnomon.read_snapshot, has no caller left)
+drop function if exists gnomon.coordinate_snapshot(text);
 
 -- Records a tick: a coordinate with its wall-clock time. Run by the Java ticker, or by any scheduler.
 -- Ticks are serialised by an advisory lock taken before the snapshot, so tick ids and snapshots grow together:
@@ -230,7 +215,7 @@ comment on function gnomon.check_read(pg_snapshot, integer) is 'Internal: the fu
 -- regular expression, the numbers are compared as xid8 (a text that passed the expression converts exactly; a number
 -- too large for a transaction id converts to the largest xid8 in PostgreSQL 15, fails the comparison with the current
 -- xmin and takes the slow path, which reports it as GN010), and the snapshot text is cast once. (The earlier form,
--- gnomon.coordinate_snapshot() plus a second test of the snapshot behind two OFFSET 0 subqueries, made three more
+-- an inlined parse of the text plus a second test of the snapshot behind two OFFSET 0 subqueries, made three more
 -- plan nodes and a longer expression; docs/performance.md, "Past reads", has the measurements.)
 create or replace function gnomon.read_snapshot(coordinate text, track_xid xid8, table_id integer) returns pg_snapshot
 language sql stable parallel safe as $$

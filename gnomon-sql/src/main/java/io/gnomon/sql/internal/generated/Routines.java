@@ -22,7 +22,6 @@ import io.gnomon.sql.internal.generated.routines.ConsumerLag;
 import io.gnomon.sql.internal.generated.routines.ConsumerRow;
 import io.gnomon.sql.internal.generated.routines.Coordinate;
 import io.gnomon.sql.internal.generated.routines.CoordinateAt;
-import io.gnomon.sql.internal.generated.routines.CoordinateSnapshot;
 import io.gnomon.sql.internal.generated.routines.CoordinateText;
 import io.gnomon.sql.internal.generated.routines.CurrentBranch;
 import io.gnomon.sql.internal.generated.routines.CurrentPoint;
@@ -773,44 +772,6 @@ public class Routines {
     ) {
         CoordinateAt f = new CoordinateAt();
         f.setAt(at);
-
-        return f.asField();
-    }
-
-    /**
-     * Call <code>gnomon.coordinate_snapshot</code>
-     */
-    public static String coordinateSnapshot(
-          Configuration configuration
-        , String coordinate
-    ) {
-        CoordinateSnapshot f = new CoordinateSnapshot();
-        f.setCoordinate(coordinate);
-
-        f.execute(configuration);
-        return f.getReturnValue();
-    }
-
-    /**
-     * Get <code>gnomon.coordinate_snapshot</code> as a field.
-     */
-    public static Field<String> coordinateSnapshot(
-          String coordinate
-    ) {
-        CoordinateSnapshot f = new CoordinateSnapshot();
-        f.setCoordinate(coordinate);
-
-        return f.asField();
-    }
-
-    /**
-     * Get <code>gnomon.coordinate_snapshot</code> as a field.
-     */
-    public static Field<String> coordinateSnapshot(
-          Field<String> coordinate
-    ) {
-        CoordinateSnapshot f = new CoordinateSnapshot();
-        f.setCoordinate(coordinate);
 
         return f.asField();
     }
