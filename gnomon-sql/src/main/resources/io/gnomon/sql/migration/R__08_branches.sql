@@ -656,7 +656,11 @@ begin
   -- the branch's lock first (a drop takes it exclusively), then its catalog row: a branch dropped meanwhile is
   -- GN050 from gnomon.current_branch() (no branch selected: a null id takes no lock, and GN054 follows)
   perform pg_advisory_xact_lock_shared(7387, nullif(current_setting('gnomon.branch', true), '')::integer);
-  b := gnomon.current_branch();
+  -- the catalog row by a generic plan (gnomon.current_branch() plans its lookup on every call: a quarter of a
+  -- branch update's CPU); it raises the errors when the row is missing
+  select * into b from gnomon.branch g where g.branch_id = nullif(current_setting('gnomon.branch', true), '')::integer;
+  if not found then b := gnomon.current_branch(); end if;
+  b := gnomon.check_intact(b);
   if TG_OP = 'UPDATE' then moved := %2$s; end if;
   if TG_OP <> 'INSERT' then
     select * into cur from gnomon_t.%1$I c where c.g_branch = b.branch_id and %3$s for update;
@@ -723,9 +727,11 @@ end $b$, bt, coalesce(key_changed, 'false'), ceq_old, cur_cols, old_cols, tab, b
      gnomon.object_name(tt.base_name, '_at'), aeq_new);
   -- generic plans: the statements name the partitioned branch tables, whose custom plans (pruned to the one
   -- partition) look cheaper than the generic plan (pruned when it runs), so PostgreSQL's default re-planned every
-  -- statement on every row: 40% of a branch update's CPU went to the planner
+  -- statement on every row: 40% of a branch update's CPU went to the planner. Every statement of the trigger is a
+  -- probe by key (or an insert): no sequential scan, so a plan made while a table or the catalog was small is not
+  -- kept as it grows
   execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql security definer '
-                 'set search_path = pg_catalog, pg_temp set plan_cache_mode = force_generic_plan as %L',
+                 'set search_path = pg_catalog, pg_temp set plan_cache_mode = force_generic_plan set enable_seqscan = off as %L',
                  gnomon.object_name(tt.base_name, '_bwrite'), trg_body);
 
   -- The branch view: the table on the selected branch, with the table's column defaults.
