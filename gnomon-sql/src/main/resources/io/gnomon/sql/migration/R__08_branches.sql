@@ -648,16 +648,19 @@ $b$, key_json, gnomon.object_name(tt.base_name, '_at'),
   -- concurrent transaction is never overwritten blindly (40001, retry). Primary keys are unique on the branch.
   trg_body := format($b$
 declare
-  b gnomon.branch := gnomon.current_branch();
+  b gnomon.branch;
   x xid8 := pg_current_xact_id();
   cur gnomon_t.%1$I%%rowtype;
   moved boolean := false;
 begin
-  perform pg_advisory_xact_lock_shared(7387, b.branch_id);
-  if not exists (select 1 from gnomon.branch g where g.branch_id = b.branch_id) then
-    raise exception using errcode = 'GN050', message = format('branch %%L was dropped', b.branch_name),
-      hint = 'Select another branch with gnomon.branch_use(...).';
-  end if;
+  -- the branch's lock first (a drop takes it exclusively), then its catalog row: a branch dropped meanwhile is
+  -- GN050 from gnomon.current_branch() (no branch selected: a null id takes no lock, and GN054 follows)
+  perform pg_advisory_xact_lock_shared(7387, nullif(current_setting('gnomon.branch', true), '')::integer);
+  -- the catalog row by a generic plan (gnomon.current_branch() plans its lookup on every call: a quarter of a
+  -- branch update's CPU); it raises the errors when the row is missing
+  select * into b from gnomon.branch g where g.branch_id = nullif(current_setting('gnomon.branch', true), '')::integer;
+  if not found then b := gnomon.current_branch(); end if;
+  b := gnomon.check_intact(b);
   if TG_OP = 'UPDATE' then moved := %2$s; end if;
   if TG_OP <> 'INSERT' then
     select * into cur from gnomon_t.%1$I c where c.g_branch = b.branch_id and %3$s for update;
@@ -722,8 +725,14 @@ begin
 end $b$, bt, coalesce(key_changed, 'false'), ceq_old, cur_cols, old_cols, tab, bh, cols,
      case when set_del = '' then '' else ', ' || set_del end, set_new, keys, old_keys, new_cols, ceq_new, new_keys,
      gnomon.object_name(tt.base_name, '_at'), aeq_new);
+  -- generic plans: the statements name the partitioned branch tables, whose custom plans (pruned to the one
+  -- partition) look cheaper than the generic plan (pruned when it runs), so PostgreSQL's default re-planned every
+  -- statement on every row: 40% of a branch update's CPU went to the planner. Every statement of the trigger is a
+  -- probe by key (or an insert): no sequential scan, so a plan made while a table or the catalog was small is not
+  -- kept as it grows
   execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql security definer '
-                 'set search_path = pg_catalog, pg_temp as %L', gnomon.object_name(tt.base_name, '_bwrite'), trg_body);
+                 'set search_path = pg_catalog, pg_temp set plan_cache_mode = force_generic_plan set enable_seqscan = off as %L',
+                 gnomon.object_name(tt.base_name, '_bwrite'), trg_body);
 
   -- The branch view: the table on the selected branch, with the table's column defaults.
   execute format('create schema if not exists %I', bschema);
