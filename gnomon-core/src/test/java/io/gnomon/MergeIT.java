@@ -189,6 +189,50 @@ class MergeIT extends GnomonIT {
     assertEquals("branch", cell(1, "name"), "and the branch's change merged next to it");
   }
 
+  /**
+   * A merge of a few keys of a large table (under a twentieth of its rows) writes by an index probe per key: into main
+   * without a sequential scan of main's table, with the same result as any merge, into a branch as well, and with the
+   * caller's join settings as they were.
+   */
+  @Test
+  void smallMergesOfALargeTableWriteByKey() throws Exception {
+    sql("create table big (id int primary key, name text, qty bigint not null default 0)",
+        "insert into big select g, 'n' || g, g from generate_series(1, 40000) g", "analyze big");
+    gnomon().track("public.big");
+    gnomon().branches().create("s");
+    gnomon().branches().create("t");
+    // 1,000 updates, a delete and an insert: a plan large enough to be analyzed, which the planner once hashed
+    // against a sequential scan of the whole table
+    onBranch("s", "update big set qty = qty + 1000 where id % 40 = 7", "delete from big where id = 42",
+        "insert into big values (40001, 'new', 1)");
+    sql("update big set name = 'main' where id = 7");
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("set enable_mergejoin = off");
+      c.setAutoCommit(false);
+      try (ResultSet rs = st.executeQuery("select status, adds, modifications, deletes from gnomon.merge('s', 'main')")) {
+        rs.next();
+        assertEquals("applied 1 1000 1", rs.getString(1) + " " + rs.getLong(2) + " " + rs.getLong(3) + " " + rs.getLong(4));
+      }
+      try (ResultSet rs = st.executeQuery("select pg_stat_get_xact_numscans('public.big'::regclass),"
+          + " current_setting('enable_hashjoin'), current_setting('enable_mergejoin')")) {
+        rs.next();
+        assertEquals("0 on off", rs.getLong(1) + " " + rs.getString(2) + " " + rs.getString(3),
+            "no sequential scan of main's table, and the caller's settings kept");
+      }
+      c.commit();
+    }
+    assertEquals("main 1007", one("select name || ' ' || qty from big where id = 7"));
+    assertEquals("2487", one("select qty::text from big where id = 1487"));
+    assertEquals("0", one("select count(*) from big where id = 42"));
+    assertEquals("new 1", one("select name || ' ' || qty from big where id = 40001"));
+    assertEquals("40000", one("select count(*) from big"));
+    // main into a branch forked before: the same few keys written into the branch's rows
+    assertEquals("applied", gnomon().merges().merge("main", "t").status());
+    assertEquals(List.of(), gnomon().diff("public.big", Point.main(), Point.branch("t")));
+    assertEquals("main 1007", one("select name || ' ' || qty from gnomon_t.big_at(gnomon.point('t')) where id = 7"));
+  }
+
   @Test
   void badInputIsRefusedAndChangesNothing() throws Exception {
     items();

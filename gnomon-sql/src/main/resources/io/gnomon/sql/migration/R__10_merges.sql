@@ -501,7 +501,8 @@ declare
   tt gnomon.tracked_table;
   tgt text; tab text; plan text; cols text; set_list text; keymatch text; keymatch_b text; expected bigint; done bigint;
   bt name; bh name; b_row text; b_cols text; r_cols text; keys text; set_b text; existing bigint; bad bigint;
-  n_ins bigint; n_upd bigint; n_del bigint;
+  n_ins bigint; n_upd bigint; n_del bigint; small boolean;
+  hashjoin text := current_setting('enable_hashjoin'); mergejoin text := current_setting('enable_mergejoin');
   x xid8 := pg_current_xact_id();
 begin
   if target_id <> 0 then
@@ -523,6 +524,14 @@ begin
     -- the plan's statistics, so that the writes join it to the target by hashing when it is large
     if n_ins + n_upd + n_del > 1000 then
       execute format('analyze pg_temp.%I', plan);
+    end if;
+    -- a small plan (under a twentieth of the table's rows) writes by an index probe per key: with the table cached
+    -- a probe costs far less than the planner's random_page_cost says, and a hash join scans the whole table (the
+    -- UPDATE of 2,000 keys of a 200,000-row table: 75-80 ms of CPU hashed, 43-47 ms probed; docs/performance.md);
+    -- the caller's settings are set back after this table's writes
+    small := (n_ins + n_upd + n_del) * 20 < (select c.reltuples from pg_class c where c.oid = tt.relid);
+    if small then
+      perform set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true);
     end if;
     select string_agg(format('x.%1$I = p.%1$I', k), ' and '), string_agg(format('b.%1$I = p.%1$I', k), ' and '),
            string_agg(format('%I', k), ', ')
@@ -638,6 +647,9 @@ begin
             hint = 'Merge again: nothing of this merge was written.';
         end if;
       end if;
+    end if;
+    if small then
+      perform set_config('enable_hashjoin', hashjoin, true), set_config('enable_mergejoin', mergejoin, true);
     end if;
   end loop;
 end $$;
