@@ -234,6 +234,28 @@ class MergeIT extends GnomonIT {
   }
 
   @Test
+  void aTableTrackedAfterTheForkIsLeftOutOfAMergeOfEveryTable() throws Exception {
+    sql("create table early (id int primary key, v int)", "insert into early values (1, 1), (2, 2)");
+    gnomon().track("public.early");
+    gnomon().branches().create("before_late");
+    sql("create table late (id int primary key, v int)", "insert into late values (1, 1)");
+    gnomon().track("public.late");
+    sql("update late set v = 10 where id = 1");
+    onBranch("before_late", "update early set v = 20 where id = 2");
+    MergeResult r = gnomon().merges().merge("before_late", "main");
+    assertEquals("applied", r.status());
+    assertEquals("20", one("select v::text from early where id = 2"));
+    assertEquals("10", one("select v::text from late where id = 1"), "the later table is left as main has it");
+    // main into the branch: the branch cannot hold the later table, and its other tables are refreshed
+    sql("update early set v = 30 where id = 1");
+    assertEquals("applied", gnomon().merges().merge("main", "before_late").status());
+    // naming the table is refused: the branch cannot read it
+    CoordinateTooOldException named = assertThrows(CoordinateTooOldException.class,
+        () -> sqlTranslated("select gnomon.merge('before_late', 'main', false, array['public.late'])"));
+    assertTrue(named.getMessage().contains("tracked later"), named.getMessage());
+  }
+
+  @Test
   void badInputIsRefusedAndChangesNothing() throws Exception {
     items();
     gnomon().branches().create("x");

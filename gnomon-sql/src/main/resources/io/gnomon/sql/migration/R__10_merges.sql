@@ -316,7 +316,16 @@ begin
   for tt in select * from gnomon.tracked_table x where ids is null or x.table_id = any (ids) order by x.table_id loop
     tab := format('%I.%I', tt.schema_name, tt.table_name);
     plan := 'gnomon_merge_plan_' || tt.table_id;
-    -- a point older than the table's tracking cannot be read (as gnomon_t.<t>_at raises)
+    -- a point older than the table's tracking cannot be read (as gnomon_t.<t>_at raises): a table tracked after the
+    -- branch was forked has nothing the branch wrote and nothing it can hold, so a merge of every table leaves it
+    -- out and says so; a merge that names the table is refused
+    if ids is null and ((base.main_snap is not null and not pg_visible_in_snapshot(tt.track_xid, base.main_snap))
+                        or (theirs.main_snap is not null and not pg_visible_in_snapshot(tt.track_xid, theirs.main_snap))
+                        or (ours.main_snap is not null and not pg_visible_in_snapshot(tt.track_xid, ours.main_snap))) then
+      raise notice 'merge of % into % leaves out %.%: it was tracked after the branch was forked, so the branch has no rows of it',
+        source, target, tt.schema_name, tt.table_name;
+      continue;
+    end if;
     if (base.main_snap is not null and not pg_visible_in_snapshot(tt.track_xid, base.main_snap)) then
       perform gnomon.point_too_old(tt.table_id, base);
     elsif theirs.main_snap is not null and not pg_visible_in_snapshot(tt.track_xid, theirs.main_snap) then
