@@ -53,12 +53,18 @@
 
 PG_MODULE_MAGIC;
 
-/* The interface version gnomon.use_c_module() expects; bump it when the SQL side's expectations change. */
+/* This build's interface version. The catalog's gnomon.c_module_interface_version() says which one it expects (the one
+ * definition on the SQL side): gnomon.use_c_module() compares them when it loads the library, and the first write of
+ * each session here (a new session may load another build of the library). Bump it with the SQL side. */
 #define GNOMON_C_VERSION 1
 
 /* Gnomon's SQLSTATEs for this module (registered in R__01_errors.sql). */
 #define ERRCODE_GN_C_MODULE_UNAVAILABLE MAKE_SQLSTATE('G', 'N', '0', '7', '0')
 #define ERRCODE_GN_C_TRIGGER_MISUSE MAKE_SQLSTATE('G', 'N', '0', '7', '1')
+#define ERRCODE_GN_C_TRIGGER_INTERNAL MAKE_SQLSTATE('G', 'N', '0', '7', '3')
+
+/* Whether this session has compared GNOMON_C_VERSION with the catalog's expected version. */
+static bool version_checked = false;
 
 /* What the trigger needs to know about one tracked table, cached per backend and dropped on any relcache
  * invalidation of the table or its history (ALTER TABLE, re-created triggers, a partition roll). */
@@ -76,6 +82,13 @@ typedef struct WriteTarget
 } WriteTarget;
 
 static HTAB *targets = NULL;
+
+/* A relation's schema-qualified, quoted name, for messages. */
+static char *
+qualified_name(Relation rel)
+{
+	return quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)), RelationGetRelationName(rel));
+}
 
 void		_PG_init(void);
 
@@ -131,8 +144,33 @@ lookup_target(Relation rel)
 	Datum		keysd;
 
 	t = (WriteTarget *) hash_search(targets, &relid, HASH_FIND, &found);
-	if (found && t->valid)
+	if (found && t->valid && version_checked)
 		return t;
+
+	if (!version_checked)
+	{
+		int32		expected;
+
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "gnomon: SPI_connect failed");
+		ret = SPI_execute("select gnomon.c_module_interface_version()", true, 1);
+		if (ret != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "gnomon: reading gnomon.c_module_interface_version() failed: %s", SPI_result_code_string(ret));
+		expected = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		SPI_finish();
+		if (isnull || expected != GNOMON_C_VERSION)
+			ereport(ERROR,
+					(errcode(ERRCODE_GN_C_MODULE_UNAVAILABLE),
+					 errmsg("the Gnomon C module this session loaded has interface version %d, the catalog expects %s",
+							GNOMON_C_VERSION, isnull ? "none" : psprintf("%d", expected)),
+					 errdetail("The library on the server was replaced by a build of another Gnomon release after "
+							   "gnomon.use_c_module(true) loaded it."),
+					 errhint("Install gnomon-c from the catalog's release on the server (cd gnomon-c && make && make install), "
+							 "or run select gnomon.use_c_module(false); to write through the PL/pgSQL triggers.")));
+		version_checked = true;
+		if (found && t->valid)
+			return t;
+	}
 
 	memset(&fresh, 0, sizeof(fresh));
 	fresh.relid = relid;
@@ -152,8 +190,7 @@ lookup_target(Relation rel)
 	if (SPI_processed != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
-				 errmsg("table %s is not tracked, but gnomon.write_c() fired on it",
-						RelationGetRelationName(rel)),
+				 errmsg("table %s is not tracked, but gnomon.write_c() fired on it", qualified_name(rel)),
 				 errhint("gnomon.write_c() is the trigger gnomon.track() installs on tracked tables; "
 						 "drop the trigger that calls it, or track the table.")));
 	fresh.table_id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -176,11 +213,11 @@ lookup_target(Relation rel)
 
 		deconstruct_array(arr, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR, &elems, &nulls, &n);
 		if (n > INDEX_MAX_KEYS)
-			elog(ERROR, "gnomon: table %s has %d key columns", RelationGetRelationName(rel), n);
+			elog(ERROR, "gnomon: table %s has %d key columns", qualified_name(rel), n);
 		for (int i = 0; i < n; i++)
 		{
 			if (nulls[i])
-				elog(ERROR, "gnomon: table %s has a NULL key column name", RelationGetRelationName(rel));
+				elog(ERROR, "gnomon: table %s has a NULL key column name", qualified_name(rel));
 			namestrcpy(&fresh.keys[i], NameStr(*DatumGetName(elems[i])));
 		}
 		fresh.nkeys = n;
@@ -192,7 +229,7 @@ lookup_target(Relation rel)
 		ereport(ERROR,
 				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
 				 errmsg("the generated objects of tracked table %s are missing (history, trigger function or gnomon.version_seq)",
-						RelationGetRelationName(rel)),
+						qualified_name(rel)),
 				 errhint("They are only ever created by gnomon.track(); untrack and track the table again.")));
 
 	for (int k = 0; k < fresh.nkeys; k++)
@@ -208,7 +245,9 @@ lookup_target(Relation rel)
 			ereport(ERROR,
 					(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
 					 errmsg("key column %s of tracked table %s does not exist",
-							NameStr(fresh.keys[k]), RelationGetRelationName(rel))));
+							quote_identifier(NameStr(fresh.keys[k])), qualified_name(rel)),
+					 errhint("Gnomon's DDL guard refuses renaming or dropping a key column; untrack the table and "
+							 "track it again to version it with its new key.")));
 	}
 
 	/* SPI may have run invalidations: enter the entry only now */
@@ -301,7 +340,9 @@ keys_changed(WriteTarget *t, Relation rel, Tuplestorestate *olds, Tuplestorestat
 	return changed;
 }
 
-/* Flags the statement for the PL/pgSQL function, as its key-change row trigger would: pair old and new by key. */
+/* Flags the statement for the PL/pgSQL function, as its key-change row trigger would: pair old and new by key.
+ * The setting's name is gnomon.key_change_setting(table_id) followed by the trigger depth (R__03_installer.sql): keep
+ * this in step with it. */
 static void
 flag_key_change(WriteTarget *t)
 {
@@ -408,7 +449,8 @@ history_partition(Relation parent, Datum xid)
 		|| key->parttypid[0] != XID8OID)
 		ereport(ERROR,
 				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
-				 errmsg("history table %s is not partitioned by range on g_xid", RelationGetRelationName(parent))));
+				 errmsg("history table %s is not partitioned by range on g_xid", qualified_name(parent)),
+				 errhint("Only gnomon.track() creates history tables; untrack and track the table again.")));
 	pd = RelationGetPartitionDesc(parent, true);
 	bi = pd->boundinfo;
 	index = -1;
@@ -421,10 +463,13 @@ history_partition(Relation parent, Datum xid)
 	}
 	if (index < 0)
 		ereport(ERROR,
-				(errcode(ERRCODE_CHECK_VIOLATION),
+				(errcode(ERRCODE_GN_C_TRIGGER_INTERNAL),
 				 errmsg("no partition of history table %s holds xid %llu",
-						RelationGetRelationName(parent), (unsigned long long) DatumGetUInt64(xid)),
-				 errhint("The open history partition reaches MAXVALUE; was it detached by hand?")));
+						qualified_name(parent), (unsigned long long) DatumGetUInt64(xid)),
+				 errdetail("The open history partition reaches MAXVALUE unless it was detached by hand."),
+				 errhint("Attach a partition for values from (the last bound) to (maxvalue), for example "
+						 "create table gnomon_t.NAME partition of %s for values from (...) to (maxvalue);",
+						 qualified_name(parent))));
 	return pd->oids[index];
 }
 
@@ -456,7 +501,9 @@ write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
 	if (part->rd_rel->relkind != RELKIND_RELATION)
 		ereport(ERROR,
 				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
-				 errmsg("history partition %s is not a plain table", RelationGetRelationName(part))));
+				 errmsg("history partition %s is not a plain table", qualified_name(part)),
+				 errhint("Gnomon's history partitions are plain tables created by gnomon.roll_history(); "
+						 "replace this one by a plain table.")));
 	hd = RelationGetDescr(part);
 	map = (int *) palloc(sizeof(int) * hd->natts);
 	if (!build_map(t, hd, sd, op, map))
@@ -566,14 +613,22 @@ gnomon_write(PG_FUNCTION_ARGS)
 	else
 		expected = NULL;
 	tgname = td->tg_trigger != NULL ? td->tg_trigger->tgname : NULL;
+	/* as gnomon.install_triggers creates them: AFTER ... FOR EACH STATEMENT with the transition tables gnomon_old /
+	 * gnomon_new, and BEFORE TRUNCATE (so the history holds the rows before they go) */
 	if (expected == NULL || tgname == NULL || strcmp(tgname, expected) != 0
-		|| (!TRIGGER_FIRED_BY_TRUNCATE(td->tg_event)
-			&& (!TRIGGER_FIRED_AFTER(td->tg_event) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event))))
+		|| !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event)
+		|| (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event) ? !TRIGGER_FIRED_BEFORE(td->tg_event) : !TRIGGER_FIRED_AFTER(td->tg_event))
+		|| ((TRIGGER_FIRED_BY_UPDATE(td->tg_event) || TRIGGER_FIRED_BY_DELETE(td->tg_event))
+			&& (td->tg_trigger->tgoldtable == NULL || strcmp(td->tg_trigger->tgoldtable, "gnomon_old") != 0))
+		|| ((TRIGGER_FIRED_BY_UPDATE(td->tg_event) || TRIGGER_FIRED_BY_INSERT(td->tg_event))
+			&& (td->tg_trigger->tgnewtable == NULL || strcmp(td->tg_trigger->tgnewtable, "gnomon_new") != 0)))
 		ereport(ERROR,
 				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
 				 errmsg("gnomon.write_c() fired as trigger %s on %s, which is not one of Gnomon's write triggers",
-						tgname ? tgname : "(unnamed)", RelationGetRelationName(td->tg_relation)),
-				 errhint("Only gnomon.track() and gnomon.use_c_module() create triggers that call gnomon.write_c().")));
+						tgname ? quote_identifier(tgname) : "(unnamed)", qualified_name(td->tg_relation)),
+				 errdetail("Gnomon's write triggers are gnomon_insert, gnomon_update and gnomon_delete (AFTER, FOR EACH "
+						   "STATEMENT, with transition tables gnomon_old / gnomon_new) and gnomon_truncate (BEFORE)."),
+				 errhint("Drop the trigger, and let gnomon.use_c_module(true) re-create Gnomon's own.")));
 
 	t = lookup_target(td->tg_relation);
 
@@ -597,7 +652,7 @@ gnomon_write(PG_FUNCTION_ARGS)
 		if (td->tg_oldtable == NULL || td->tg_newtable == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
-					 errmsg("trigger %s on %s has no transition tables", tgname, RelationGetRelationName(td->tg_relation)),
+					 errmsg("trigger %s on %s has no transition tables", quote_identifier(tgname), qualified_name(td->tg_relation)),
 					 errhint("Re-create Gnomon's triggers: select gnomon.use_c_module(true);")));
 		if (keys_changed(t, td->tg_relation, td->tg_oldtable, td->tg_newtable))
 		{
@@ -610,7 +665,7 @@ gnomon_write(PG_FUNCTION_ARGS)
 	if (rows == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
-				 errmsg("trigger %s on %s has no transition table", tgname, RelationGetRelationName(td->tg_relation)),
+				 errmsg("trigger %s on %s has no transition table", quote_identifier(tgname), qualified_name(td->tg_relation)),
 				 errhint("Re-create Gnomon's triggers: select gnomon.use_c_module(true);")));
 	if (!write_versions(t, td->tg_relation, rows, op))
 		return call_fallback(t, fcinfo);

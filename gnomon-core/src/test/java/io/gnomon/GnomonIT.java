@@ -65,6 +65,46 @@ abstract class GnomonIT {
     return p.toString();
   }
 
+  /** Tracked tables a test moved off the C write path on purpose (null: all of them); see {@link #cPathWasUsed}. */
+  private java.util.Set<String> offCPath = new java.util.HashSet<>();
+
+  /** Says that a test moved these tables (none named: every table) off the C write path on purpose. */
+  void leaveCPath(String... tables) {
+    if (tables.length == 0) {
+      offCPath = null;
+    } else if (offCPath != null) {
+      offCPath.addAll(java.util.List.of(tables));
+    }
+  }
+
+  /**
+   * On the C write path, every tracked table's triggers must call {@code gnomon.write_c()} when the test ends:
+   * otherwise a *CIT class would pass while testing the PL/pgSQL triggers again.
+   */
+  @AfterEach
+  void cPathWasUsed() throws SQLException {
+    if (!cWritePath() || offCPath == null) {
+      return;
+    }
+    try (Connection c = connect();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(
+            "select t.table_name, coalesce(string_agg(g.tgname || '=' || g.tgfoid::regprocedure::text, ',' order by g.tgname), '')"
+                + " from gnomon.tracked_table t left join pg_trigger g on g.tgrelid = t.relid"
+                + " and g.tgname = any (gnomon.write_trigger_names(true)) group by t.table_name order by 1")) {
+      while (rs.next()) {
+        if (offCPath.contains(rs.getString(1))) {
+          continue;
+        }
+        org.junit.jupiter.api.Assertions.assertEquals(
+            "gnomon_delete=gnomon.write_c(),gnomon_insert=gnomon.write_c(),gnomon_truncate=gnomon.write_c(),"
+                + "gnomon_update=gnomon.write_c()",
+            rs.getString(2),
+            "the write triggers of tracked table " + rs.getString(1) + " do not all call gnomon.write_c()");
+      }
+    }
+  }
+
   @AfterEach
   void closeGnomon() {
     if (gnomon != null) {

@@ -65,7 +65,11 @@ public final class Catalog {
   /**
    * Checks that the installed catalog has this library's version.
    *
+   * <p>Then checks that every tracked table has its write triggers, which a dump restored on a server without the
+   * optional C module loses; the database then raises {@code GN072} naming the tables and the remedy.
+   *
    * @throws CatalogVersionException when the catalog is missing or of another version, saying what to do
+   * @throws SQLException {@code GN072} when tracked tables lack their write triggers
    */
   public static void check(Connection connection) throws SQLException {
     OptionalInt installed = installedVersion(connection);
@@ -83,6 +87,10 @@ public final class Catalog {
                   ? "Upgrade it with `./gnomon install --url JDBC_URL` or Gnomon.install(dataSource)."
                   : "Use a Gnomon library of version " + installed.getAsInt() + " or later."),
           installed.getAsInt());
+    }
+    // every tracked table has its write triggers (a dump restored without the C module loses them): GN072 otherwise
+    try (Statement st = connection.createStatement()) {
+      st.execute("select gnomon.check_triggers()");
     }
   }
 

@@ -73,7 +73,17 @@ public enum GnomonSqlState {
    * The C write trigger fired where Gnomon did not install it, or the table's generated objects are
    * missing.
    */
-  C_TRIGGER_MISUSE("GN071", false);
+  C_TRIGGER_MISUSE("GN071", false),
+  /**
+   * A tracked table lacks its write triggers (for example after a restore without the C module):
+   * writes would leave no history.
+   */
+  TRIGGERS_MISSING("GN072", false),
+  /**
+   * The C write trigger cannot write a version: no history partition holds the writing
+   * transaction's xid.
+   */
+  C_TRIGGER_INTERNAL("GN073", false);
 
   private final String sqlState;
   private final boolean retryable;

@@ -29,10 +29,12 @@ insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
   ('GN062', 'STRATEGY_TYPE_MISMATCH',   false, 'The merge strategy does not fit the column''s type.'),
   ('GN063', 'MERGE_NOT_FOUND',          false, 'No merge, or no conflict of that merge, matches.'),
   ('GN070', 'C_MODULE_UNAVAILABLE',     false, 'The optional C module cannot be loaded (missing library, no superuser, or another interface version).'),
-  ('GN071', 'C_TRIGGER_MISUSE',         false, 'The C write trigger fired where Gnomon did not install it, or the table''s generated objects are missing.')
+  ('GN071', 'C_TRIGGER_MISUSE',         false, 'The C write trigger fired where Gnomon did not install it, or the table''s generated objects are missing.'),
+  ('GN072', 'TRIGGERS_MISSING',         false, 'A tracked table lacks its write triggers (for example after a restore without the C module): writes would leave no history.'),
+  ('GN073', 'C_TRIGGER_INTERNAL',       false, 'The C write trigger cannot write a version: no history partition holds the writing transaction''s xid.')
 on conflict (sqlstate) do update
   set name = excluded.name, retryable = excluded.retryable, meaning = excluded.meaning;
 -- codes removed from this file leave the registry too
 delete from gnomon.error_code where sqlstate not in ('GN001', 'GN002', 'GN003', 'GN004', 'GN005', 'GN006', 'GN007',
   'GN010', 'GN011', 'GN012', 'GN013', 'GN020', 'GN021', 'GN030', 'GN031', 'GN032', 'GN033', 'GN034',
-  'GN040', 'GN050', 'GN051', 'GN052', 'GN053', 'GN054', 'GN060', 'GN061', 'GN062', 'GN063', 'GN070', 'GN071');
+  'GN040', 'GN050', 'GN051', 'GN052', 'GN053', 'GN054', 'GN060', 'GN061', 'GN062', 'GN063', 'GN070', 'GN071', 'GN072', 'GN073');

@@ -129,9 +129,9 @@ begin
   body := format($b$
 begin
   if TG_OP OPERATOR(pg_catalog.=) 'UPDATE' then
-    if %12$s pg_catalog.current_setting(pg_catalog.concat('gnomon.key_change_%11$s_', pg_catalog.pg_trigger_depth()), true)
+    if %12$s pg_catalog.current_setting(pg_catalog.concat(%11$L, pg_catalog.pg_trigger_depth()), true)
          OPERATOR(pg_catalog.=) 'y' then
-      perform pg_catalog.set_config(pg_catalog.concat('gnomon.key_change_%11$s_', pg_catalog.pg_trigger_depth()), '', true);
+      perform pg_catalog.set_config(pg_catalog.concat(%11$L, pg_catalog.pg_trigger_depth()), '', true);
       gnomon_path := pg_catalog.current_setting('search_path');
       perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
       insert into %1$s (g_vid, g_xid, g_op, %2$s)
@@ -156,7 +156,7 @@ begin
   return null;
 end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin, keys,
          (select string_agg(format('n.%I', k), ', ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)),
-         nonkey_old, tab, tt.table_id,
+         nonkey_old, tab, gnomon.key_change_setting(tt.table_id),
          -- a partitioned table moves rows between partitions as DELETE + INSERT, which fires no UPDATE row
          -- trigger: always pair rows by key there
          case when (select relkind from pg_class where oid = tt.relid) = 'p' then 'true or' else '' end,
@@ -167,13 +167,66 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
                  tt.trigger_function, body);
   execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql as %L',
                  tt.key_change_function,
-                 format($b$begin perform set_config('gnomon.key_change_%s_' || pg_trigger_depth(), 'y', true); return null; end$b$,
-                        tt.table_id));
+                 format($b$begin perform set_config(%L || pg_trigger_depth(), 'y', true); return null; end$b$,
+                        gnomon.key_change_setting(tt.table_id)));
 
   perform gnomon.install_as_of(p_table_id);
   perform gnomon.install_changes(p_table_id);
 end $$;
 
+
+-- The prefix of the setting by which an UPDATE's key change is flagged to the table's write trigger function, for one
+-- statement: the prefix, then the trigger depth. Set by the key-change row trigger, or by gnomon.write_c()
+-- (gnomon-c/src/gnomon.c builds the same name: keep both in step); read and cleared by the write trigger function.
+create or replace function gnomon.key_change_setting(p_table_id integer) returns text
+language sql immutable strict as $$ select 'gnomon.key_change_' || p_table_id || '_' $$;
+comment on function gnomon.key_change_setting(integer) is
+  'The prefix (then the trigger depth) of the setting that flags an UPDATE''s key change to a tracked table''s write trigger.';
+
+-- The names of the write triggers of every tracked table, the one list: the four statement-level triggers, then
+-- (unless statement_only) the key-change row trigger, which only the PL/pgSQL write path has.
+create or replace function gnomon.write_trigger_names(statement_only boolean default false) returns name[]
+language sql immutable strict as $$
+  select case when statement_only then array['gnomon_insert', 'gnomon_update', 'gnomon_delete', 'gnomon_truncate']::name[]
+              else array['gnomon_insert', 'gnomon_update', 'gnomon_delete', 'gnomon_truncate', 'gnomon_key_change']::name[] end
+$$;
+comment on function gnomon.write_trigger_names(boolean) is
+  'The names of a tracked table''s write triggers (the four statement triggers, and the key-change row trigger unless statement_only).';
+
+-- Checks that every tracked table has its write triggers; GN072 names the tables that lack some. A dump restored on
+-- a server without the C module loses them: CREATE FUNCTION ... LANGUAGE C checks the library even during a restore,
+-- so gnomon.write_c() and then the CREATE TRIGGERs calling it fail, and writes would succeed without history.
+-- Gnomon.open() (Java) calls it at start-up.
+create or replace function gnomon.check_triggers() returns void
+language plpgsql stable as $$
+declare
+  missing text;
+begin
+  select string_agg(format('%s (%s)', t.tab, t.names), '; ' order by t.tab) into missing
+    from (select format('%I.%I', tt.schema_name, tt.table_name) as tab, string_agg(n, ', ' order by o) as names
+            from gnomon.tracked_table tt
+           cross join lateral unnest(gnomon.write_trigger_names()) with ordinality u(n, o)
+           where not exists (select 1 from pg_trigger g where g.tgrelid = tt.relid and g.tgname = u.n)
+             -- the key-change row trigger belongs to the PL/pgSQL write path only
+             and (u.n <> 'gnomon_key_change'
+                  or not exists (select 1 from pg_trigger g where g.tgrelid = tt.relid and g.tgname = 'gnomon_update'
+                                    and g.tgfoid = pg_catalog.to_regprocedure('gnomon.write_c()')))
+           group by 1) t;
+  if missing is not null then
+    raise exception using errcode = 'GN072',
+      message = format('tracked tables lack Gnomon''s write triggers, so their writes leave no history: %s', missing),
+      detail = 'A dump restored on a server without the Gnomon C module loses them (the C function and the triggers calling it fail to restore).',
+      hint = 'Re-create them as a superuser: select gnomon.use_c_module(false); (the PL/pgSQL triggers), or select gnomon.use_c_module(true); once the C module is installed on this server.';
+  end if;
+end $$;
+comment on function gnomon.check_triggers() is
+  'Raises GN072 naming every tracked table that lacks its write triggers (for example after a restore without the C module).';
+
+-- The interface version of the C module this catalog expects, the one definition: gnomon.use_c_module() compares
+-- the library's gnomon_c_version() with it, and gnomon.write_c() does once per session before its first write.
+create or replace function gnomon.c_module_interface_version() returns integer
+language sql immutable as $$ select 1 $$;
+comment on function gnomon.c_module_interface_version() is 'The interface version of the Gnomon C module this catalog expects.';
 
 -- The write triggers of a tracked table, the one place that creates them: four statement-level triggers with
 -- transition tables, and the key-change row trigger. Behind the statement triggers is the optional C module's
@@ -187,15 +240,23 @@ declare
   tt gnomon.tracked_table;
   tab text;
   fn text;
-  old_trigger name;
+  old record;
+  enabled jsonb := '{}';
+  state "char";
+  trg name;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  if not found then
+    raise exception using errcode = 'GN001', message = format('no tracked table has id %s', p_table_id),
+      hint = 'Pass a table_id from gnomon.tracked_table (select table_id from gnomon.tracked_table where relid = ''schema.table''::regclass).';
+  end if;
   tab := format('%I.%I', tt.schema_name, tt.table_name);
   fn := case when coalesce(use_c, gnomon.c_module_enabled()) then 'gnomon.write_c()' else format('gnomon_t.%I()', tt.trigger_function) end;
-  for old_trigger in select t.tgname from pg_trigger t
-                      where t.tgrelid = tt.relid and t.tgname in ('gnomon_insert', 'gnomon_update', 'gnomon_key_change',
-                                                                  'gnomon_delete', 'gnomon_truncate') loop
-    execute format('drop trigger %I on %s', old_trigger, tab);
+  -- dropping and creating a trigger would reset ENABLE ALWAYS / REPLICA / DISABLE: remember each trigger's state
+  for old in select t.tgname, t.tgenabled from pg_trigger t
+              where t.tgrelid = tt.relid and t.tgname = any (gnomon.write_trigger_names()) loop
+    enabled := enabled || jsonb_build_object(old.tgname, old.tgenabled::text);
+    execute format('drop trigger %I on %s', old.tgname, tab);
   end loop;
   execute format('create trigger gnomon_insert after insert on %s referencing new table as gnomon_new '
                  'for each statement execute function %s', tab, fn);
@@ -209,11 +270,22 @@ begin
                    'execute function gnomon_t.%I()', tab,
                    (select string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ') from unnest(tt.key_columns) k),
                    tt.key_change_function);
+    -- a new key-change trigger takes the state of the update trigger it serves
+    if not enabled ? 'gnomon_key_change' and enabled ? 'gnomon_update' then
+      enabled := enabled || jsonb_build_object('gnomon_key_change', enabled->>'gnomon_update');
+    end if;
   end if;
   execute format('create trigger gnomon_delete after delete on %s referencing old table as gnomon_old '
                  'for each statement execute function %s', tab, fn);
   execute format('create trigger gnomon_truncate before truncate on %s '
                  'for each statement execute function %s', tab, fn);
+  for trg in select t.tgname from pg_trigger t where t.tgrelid = tt.relid and t.tgname = any (gnomon.write_trigger_names()) loop
+    state := (enabled->>trg)::"char";
+    if state is not null and state <> 'O' then
+      execute format('alter table %s %s trigger %I', tab,
+                     case state when 'A' then 'enable always' when 'R' then 'enable replica' else 'disable' end, trg);
+    end if;
+  end loop;
 end $$;
 comment on function gnomon.install_triggers(integer, boolean) is
   'Creates the write triggers of a tracked table, calling the C module''s gnomon.write_c() when it is enabled, else the generated PL/pgSQL function.';
@@ -234,10 +306,17 @@ declare
   v integer;
   n integer := 0;
   tid integer;
+  expected integer := gnomon.c_module_interface_version();
 begin
   if enable is null or (enable and (library is null or library = '')) then
     raise exception using errcode = 'GN021', message = 'gnomon.use_c_module needs enable true or false, and a library when enabling',
       hint = 'select gnomon.use_c_module(true); or select gnomon.use_c_module(true, ''/path/to/gnomon.so'');';
+  end if;
+  if (enable or gnomon.c_module_enabled()) and not (select r.rolsuper from pg_roles r where r.rolname = current_user) then
+    raise exception using errcode = 'GN070',
+      message = format('gnomon.use_c_module(%s) needs a superuser; %I is not one', enable, current_user),
+      detail = 'C functions are untrusted: only a superuser may create or drop gnomon.write_c().',
+      hint = format('Run select gnomon.use_c_module(%s); as a superuser (for example postgres).', enable);
   end if;
   if enable then
     begin
@@ -251,11 +330,11 @@ begin
         hint = 'Build and install it on the database server (cd gnomon-c && make && make install, with the server''s pg_config), '
                'then run select gnomon.use_c_module(true); as a superuser. Without it, Gnomon uses its PL/pgSQL triggers.';
     end;
-    if v is distinct from 1 then
+    if v is distinct from expected then
       execute 'drop function gnomon.c_module_version()';
       raise exception using errcode = 'GN070',
-        message = format('the Gnomon C module %L has interface version %s, this catalog expects 1', library, v),
-        hint = 'Rebuild and reinstall gnomon-c from the same Gnomon release as the catalog.';
+        message = format('the Gnomon C module %L has interface version %s, this catalog expects %s', library, v, expected),
+        hint = 'Rebuild and reinstall gnomon-c from the same Gnomon release as the catalog (cd gnomon-c && make && make install), then run select gnomon.use_c_module(true); again.';
     end if;
     execute format('create or replace function gnomon.write_c() returns trigger language c as %L, %L', library, 'gnomon_write');
     comment on function gnomon.write_c() is
@@ -267,7 +346,16 @@ begin
     n := n + 1;
   end loop;
   if not enable then
-    drop function if exists gnomon.write_c();
+    begin
+      drop function if exists gnomon.write_c();
+    exception when dependent_objects_still_exist then
+      raise exception using errcode = 'GN070',
+        message = format('gnomon.write_c() cannot be dropped: other triggers call it (%s)',
+                         (select string_agg(format('%I on %s', t.tgname, t.tgrelid::regclass), ', ' order by t.tgrelid::regclass::text, t.tgname)
+                            from pg_trigger t where t.tgfoid = pg_catalog.to_regprocedure('gnomon.write_c()'))),
+        detail = 'Only Gnomon''s own write triggers of tracked tables may call gnomon.write_c().',
+        hint = 'Drop those triggers (drop trigger NAME on TABLE;), then run select gnomon.use_c_module(false); again.';
+    end;
     drop function if exists gnomon.c_module_version();
   end if;
   return n;

@@ -6,8 +6,10 @@
 -- coordinate adds a branch to every as-of read's plan (a read through two partitions cost three times a read
 -- through one), and no write can ever find no partition.
 -- Closes the open history partition of a table at a future xid (now + margin) and opens a new one from there.
--- The close is checked by a constraint validated without blocking writers; only the detach and attach at the end
--- take a short exclusive lock. Returns the new partition's name.
+-- The close is checked by a constraint on the open partition, then the partition is detached and attached again with
+-- its closed bounds. The whole roll holds an ACCESS EXCLUSIVE lock on the history (taken first, see below): writes
+-- to the table and reads of its history wait for it, for as long as the check scans the open partition.
+-- Returns the new partition's name.
 create or replace function gnomon.roll_history(table_name text, margin bigint default 16777216) returns name
 language plpgsql as $$
 declare
@@ -22,6 +24,11 @@ begin
   select c.relname, pg_get_expr(c.relpartbound, c.oid) into open_part, bound
     from pg_inherits i join pg_class c on c.oid = i.inhrelid
    where i.inhparent = parent and pg_get_expr(c.relpartbound, c.oid) like '%TO (MAXVALUE)';
+  -- Lock the history's parent before its open partition, in the order writers lock them (they insert through the
+  -- parent, or open it first in the C module), and in the mode the detach needs: taking the partition first and the
+  -- parent at the detach deadlocked with writers (40P01). The CHECK constraint below takes ACCESS EXCLUSIVE on the
+  -- partition until commit anyway, so writers of the table wait for the roll either way.
+  execute format('lock table %s in access exclusive mode', parent);
   lo := substring(bound from 'FROM \((.*)\) TO');
   hi := pg_snapshot_xmax(pg_current_snapshot())::text::bigint + margin;
   cname := gnomon.object_name(open_part, '_before');
@@ -196,12 +203,11 @@ declare
   tab text := format('%I.%I', tt.schema_name, tt.table_name);
   kept text;
   part name;
+  trg name;
 begin
-  execute format('drop trigger if exists gnomon_insert on %s', tab);
-  execute format('drop trigger if exists gnomon_update on %s', tab);
-  execute format('drop trigger if exists gnomon_delete on %s', tab);
-  execute format('drop trigger if exists gnomon_key_change on %s', tab);
-  execute format('drop trigger if exists gnomon_truncate on %s', tab);
+  foreach trg in array gnomon.write_trigger_names() loop
+    execute format('drop trigger if exists %I on %s', trg, tab);
+  end loop;
   execute format('drop function if exists gnomon_t.%I()', tt.trigger_function);
   execute format('drop function if exists gnomon_t.%I()', tt.key_change_function);
   execute format('drop function if exists gnomon_t.%I(text)', tt.as_of_function);

@@ -13,10 +13,12 @@ import io.gnomon.sql.internal.generated.routines.BranchRename;
 import io.gnomon.sql.internal.generated.routines.BranchSchema;
 import io.gnomon.sql.internal.generated.routines.BranchUse;
 import io.gnomon.sql.internal.generated.routines.CModuleEnabled;
+import io.gnomon.sql.internal.generated.routines.CModuleInterfaceVersion;
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
 import io.gnomon.sql.internal.generated.routines.CheckIntact;
 import io.gnomon.sql.internal.generated.routines.CheckMergeStrategy;
 import io.gnomon.sql.internal.generated.routines.CheckRead;
+import io.gnomon.sql.internal.generated.routines.CheckTriggers;
 import io.gnomon.sql.internal.generated.routines.Checkpoint;
 import io.gnomon.sql.internal.generated.routines.ConsumerLag;
 import io.gnomon.sql.internal.generated.routines.ConsumerRow;
@@ -40,6 +42,7 @@ import io.gnomon.sql.internal.generated.routines.InstallBranchObjects;
 import io.gnomon.sql.internal.generated.routines.InstallChanges;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
 import io.gnomon.sql.internal.generated.routines.InstallTriggers;
+import io.gnomon.sql.internal.generated.routines.KeyChangeSetting;
 import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.Merge;
 import io.gnomon.sql.internal.generated.routines.MergeApply;
@@ -82,6 +85,7 @@ import io.gnomon.sql.internal.generated.routines.Tracked;
 import io.gnomon.sql.internal.generated.routines.TypeHasEquality;
 import io.gnomon.sql.internal.generated.routines.Untrack;
 import io.gnomon.sql.internal.generated.routines.UseCModule;
+import io.gnomon.sql.internal.generated.routines.WriteTriggerNames;
 import io.gnomon.sql.internal.generated.tables.BranchDescribe;
 import io.gnomon.sql.internal.generated.tables.Branches;
 import io.gnomon.sql.internal.generated.tables.Diff;
@@ -476,6 +480,27 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.c_module_interface_version</code>
+     */
+    public static Integer cModuleInterfaceVersion(
+          Configuration configuration
+    ) {
+        CModuleInterfaceVersion f = new CModuleInterfaceVersion();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.c_module_interface_version</code> as a field.
+     */
+    public static Field<Integer> cModuleInterfaceVersion() {
+        CModuleInterfaceVersion f = new CModuleInterfaceVersion();
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.catalog_version</code>
      */
     public static Integer catalogVersion(
@@ -601,6 +626,17 @@ public class Routines {
         f.setTableId(tableId);
 
         return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.check_triggers</code>
+     */
+    public static void checkTriggers(
+          Configuration configuration
+    ) {
+        CheckTriggers p = new CheckTriggers();
+
+        p.execute(configuration);
     }
 
     /**
@@ -1170,6 +1206,44 @@ public class Routines {
         p.setUseC(useC);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.key_change_setting</code>
+     */
+    public static String keyChangeSetting(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        KeyChangeSetting f = new KeyChangeSetting();
+        f.setPTableId(pTableId);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.key_change_setting</code> as a field.
+     */
+    public static Field<String> keyChangeSetting(
+          Integer pTableId
+    ) {
+        KeyChangeSetting f = new KeyChangeSetting();
+        f.setPTableId(pTableId);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.key_change_setting</code> as a field.
+     */
+    public static Field<String> keyChangeSetting(
+          Field<Integer> pTableId
+    ) {
+        KeyChangeSetting f = new KeyChangeSetting();
+        f.setPTableId(pTableId);
+
+        return f.asField();
     }
 
     /**
@@ -2663,6 +2737,44 @@ public class Routines {
         UseCModule f = new UseCModule();
         f.setEnable(enable);
         f.setLibrary(library);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.write_trigger_names</code>
+     */
+    public static String[] writeTriggerNames(
+          Configuration configuration
+        , Boolean statementOnly
+    ) {
+        WriteTriggerNames f = new WriteTriggerNames();
+        f.setStatementOnly(statementOnly);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.write_trigger_names</code> as a field.
+     */
+    public static Field<String[]> writeTriggerNames(
+          Boolean statementOnly
+    ) {
+        WriteTriggerNames f = new WriteTriggerNames();
+        f.setStatementOnly(statementOnly);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.write_trigger_names</code> as a field.
+     */
+    public static Field<String[]> writeTriggerNames(
+          Field<Boolean> statementOnly
+    ) {
+        WriteTriggerNames f = new WriteTriggerNames();
+        f.setStatementOnly(statementOnly);
 
         return f.asField();
     }
