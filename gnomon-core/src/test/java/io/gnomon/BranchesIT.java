@@ -43,16 +43,6 @@ class BranchesIT extends GnomonIT {
     return out;
   }
 
-  /** Runs statements on one connection after selecting a branch, as a psql user would. */
-  private void onBranch(String branch, String... statements) throws SQLException {
-    try (Connection c = connect();
-        Statement st = c.createStatement()) {
-      st.execute("select gnomon.branch_use('" + branch + "')");
-      for (String s : statements) {
-        st.execute(s);
-      }
-    }
-  }
 
   private long count(String query) throws SQLException {
     return Long.parseLong(one(query));

@@ -130,6 +130,17 @@ abstract class GnomonIT {
     }
   }
 
+  /** Runs statements on one connection after selecting a branch, as a psql user would. */
+  void onBranch(String branch, String... statements) throws SQLException {
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("select gnomon.branch_use('" + branch + "')");
+      for (String s : statements) {
+        st.execute(s);
+      }
+    }
+  }
+
   /** Runs a statement, translating a failure as the API does. */
   void sqlTranslated(String statement) {
     try {

@@ -28,15 +28,6 @@ class MergeIT extends GnomonIT {
     gnomon().track("public.item");
   }
 
-  private void onBranch(String branch, String... statements) throws SQLException {
-    try (Connection c = connect();
-        Statement st = c.createStatement()) {
-      st.execute("select gnomon.branch_use('" + branch + "')");
-      for (String s : statements) {
-        st.execute(s);
-      }
-    }
-  }
 
   /** id -> the row as text, at a point. */
   private TreeMap<Integer, String> state(String point) throws SQLException {

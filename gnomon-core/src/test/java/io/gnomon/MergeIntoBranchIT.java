@@ -29,15 +29,6 @@ class MergeIntoBranchIT extends GnomonIT {
     gnomon().track("public.item");
   }
 
-  private void onBranch(String branch, String... statements) throws SQLException {
-    try (Connection c = connect();
-        Statement st = c.createStatement()) {
-      st.execute("select gnomon.branch_use('" + branch + "')");
-      for (String s : statements) {
-        st.execute(s);
-      }
-    }
-  }
 
   /** A branch's own rows and history, without ids: what a branch's writes leave, comparable across branches. */
   private List<String> storage(String branch) throws SQLException {
