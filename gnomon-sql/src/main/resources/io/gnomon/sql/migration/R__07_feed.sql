@@ -10,6 +10,17 @@
 
 -- A consumer follows the writes on main (gnomon.consumer.branch_id null, catalog version 6) or on one branch.
 
+-- The SQL expression of a version's key as compact json text, for the generated feed functions (history alias h):
+-- '{"a":' || to_json(h.a) || ',"b":' || to_json(h.b) || '}'
+create or replace function gnomon.feed_key_json_sql(key_columns text[]) returns text
+language sql immutable strict as $$
+  select format('(%L', '{') || string_agg(format(' || %L || to_json(h.%I)', case when o > 1 then ',' else '' end
+                                                  || to_json(k::text)::text || ':', k), '' order by o) || ' || ''}'')::json'
+    from unnest(key_columns) with ordinality u(k, o)
+$$;
+comment on function gnomon.feed_key_json_sql(text[]) is
+  'Internal: the SQL expression of a version''s key as compact json text, used by the generated feed functions.';
+
 create or replace function gnomon.parse_position(pos text, out tick_id bigint, out txn_key bigint, out vid bigint)
 language plpgsql immutable strict as $$
 declare
@@ -144,9 +155,7 @@ begin
   hist := format('gnomon_t.%I', tt.history_table);
   chg  := gnomon.object_name(tt.base_name, '_changes');
   pg   := gnomon.object_name(tt.base_name, '_page');
-  -- the key as compact json text: '{"a":' || to_json(h.a) || ',"b":' || to_json(h.b) || '}'
-  select format('(%L', '{') || string_agg(format(' || %L || to_json(h.%I)', case when o > 1 then ',' else '' end
-                                                  || to_json(k::text)::text || ':', k), '' order by o) || ' || ''}'')::json',
+  select gnomon.feed_key_json_sql(tt.key_columns),
          string_agg(format('h.%I as gk%s', k, o), ', ' order by o),
          string_agg(format('gk%s %s', o, (select c->>'storetype' from jsonb_array_elements(tt.columns) c where c->>'name' = k)), ', ' order by o),
          string_agg(format('y.gk%s', o), ', ' order by o),
@@ -228,8 +237,7 @@ begin
   chg   := gnomon.object_name(tt.base_name, '_bchanges');
   pg    := gnomon.object_name(tt.base_name, '_bpage');
   at_fn := gnomon.object_name(tt.base_name, '_at');
-  select format('(%L', '{') || string_agg(format(' || %L || to_json(h.%I)', case when o > 1 then ',' else '' end
-                                                  || to_json(k::text)::text || ':', k), '' order by o) || ' || ''}'')::json',
+  select gnomon.feed_key_json_sql(tt.key_columns),
          string_agg(format('h.%I as gk%s', k, o), ', ' order by o),
          string_agg(format('gk%s %s', o, (select c->>'storetype' from jsonb_array_elements(tt.columns) c where c->>'name' = k)), ', ' order by o),
          string_agg(format('y.gk%s', o), ', ' order by o),

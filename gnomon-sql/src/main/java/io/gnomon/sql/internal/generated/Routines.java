@@ -30,6 +30,7 @@ import io.gnomon.sql.internal.generated.routines.CurrentPoint;
 import io.gnomon.sql.internal.generated.routines.DropBranchObjects;
 import io.gnomon.sql.internal.generated.routines.DropCheckpoint;
 import io.gnomon.sql.internal.generated.routines.FeedAck;
+import io.gnomon.sql.internal.generated.routines.FeedKeyJsonSql;
 import io.gnomon.sql.internal.generated.routines.FeedPosition;
 import io.gnomon.sql.internal.generated.routines.FeedRegister;
 import io.gnomon.sql.internal.generated.routines.FeedUnregister;
@@ -935,6 +936,44 @@ public class Routines {
         p.setReadAfter(readAfter);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.feed_key_json_sql</code>
+     */
+    public static String feedKeyJsonSql(
+          Configuration configuration
+        , String[] keyColumns
+    ) {
+        FeedKeyJsonSql f = new FeedKeyJsonSql();
+        f.setKeyColumns(keyColumns);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.feed_key_json_sql</code> as a field.
+     */
+    public static Field<String> feedKeyJsonSql(
+          String[] keyColumns
+    ) {
+        FeedKeyJsonSql f = new FeedKeyJsonSql();
+        f.setKeyColumns(keyColumns);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.feed_key_json_sql</code> as a field.
+     */
+    public static Field<String> feedKeyJsonSql(
+          Field<String[]> keyColumns
+    ) {
+        FeedKeyJsonSql f = new FeedKeyJsonSql();
+        f.setKeyColumns(keyColumns);
+
+        return f.asField();
     }
 
     /**
