@@ -97,7 +97,11 @@ public final class FeedRunner implements AutoCloseable {
     return Optional.ofNullable(acknowledged);
   }
 
-  /** Events handled and acknowledged so far. */
+  /**
+   * Events handled and acknowledged so far, as this runner saw it. A page whose transaction the server committed while
+   * the connection broke before the commit's answer arrived is applied and acknowledged but not counted here (the
+   * next page continues after it, so it is not handled again).
+   */
   public long eventsHandled() {
     return events.get();
   }

@@ -115,7 +115,10 @@ class FeedExactlyOnceIT extends FeedTestBase {
         + " (select 1 from sink s where s.vid = h.g_vid)"), "seed " + seed + ": versions missing from the sink");
     assertEquals("0", one("select count(*) from sink s where not exists"
         + " (select 1 from gnomon_t." + history + " h where s.vid = h.g_vid)"), "seed " + seed + ": phantom events");
-    assertEquals(versions, one.eventsHandled() + two.eventsHandled(), "seed " + seed);
+    assertEquals(String.valueOf(versions), one("select count(*) from sink"), "seed " + seed + ": the sink holds each version once");
+    // the runners' own counts can only fall short: a session killed after the server committed a page, before the
+    // runner saw the commit succeed, leaves that page applied and acknowledged (the sink has it) but uncounted
+    assertTrue(one.eventsHandled() + two.eventsHandled() <= versions, "seed " + seed + ": the runners counted more events than versions");
     assertTrue(kills.get() + handlerFailures.get() > 0, "seed " + seed + ": nothing was killed");
   }
 
