@@ -11,6 +11,16 @@ import java.util.List;
 final class Db {
   private Db() {}
 
+  /**
+   * Before a timed bulk statement: VACUUM ANALYZE of the whole database (the history too, so that no autovacuum
+   * or autoanalyze left behind by an earlier phase runs during the timing, competing for the cores and holding the
+   * xmin horizon), then a CHECKPOINT.
+   */
+  static void settle(Connection c) {
+    exec(c, "vacuum analyze");
+    exec(c, "checkpoint");
+  }
+
   static void exec(Connection c, String sql) {
     try (Statement st = c.createStatement()) {
       st.execute(sql);
