@@ -26,6 +26,7 @@
 #include "postgres.h"
 
 #include "access/table.h"
+#include "access/toast_internals.h"
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_type.h"
@@ -473,6 +474,34 @@ history_partition(Relation parent, Datum xid)
 	return pd->oids[index];
 }
 
+/*
+ * A version's values of COMPRESS_MIN bytes or more are stored compressed inline, as PostgreSQL's toaster would store
+ * them in a row too large for its page: history is written once and read rarely, and a row's image is mostly values
+ * that did not change. A value is compressed when its history column's storage is EXTENDED or MAIN (the default for
+ * text, bpchar, jsonb, bytea, numeric...; `alter table ... alter column ... set storage external` turns it off), with
+ * the column's compression method (`set compression lz4`) or default_toast_compression, and kept only when it saves
+ * more than two bytes (toast_compress_datum's rule). Readers see the same values: PostgreSQL decompresses inline
+ * compressed values wherever they are read. Values already compressed or stored out of line are left as they are.
+ */
+#define COMPRESS_MIN 32
+
+static Datum
+compress_value(Form_pg_attribute att, Datum value)
+{
+	struct varlena *v;
+	Datum		compressed;
+
+	if (att->attlen != -1 || (att->attstorage != TYPSTORAGE_EXTENDED && att->attstorage != TYPSTORAGE_MAIN))
+		return value;
+	v = (struct varlena *) DatumGetPointer(value);
+	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
+		return value;
+	if (VARSIZE_ANY_EXHDR(v) < COMPRESS_MIN)
+		return value;
+	compressed = toast_compress_datum(value, att->attcompression);
+	return DatumGetPointer(compressed) != NULL ? compressed : value;
+}
+
 /* Writes one version per row of a transition table into the history, with the operation op. */
 static bool
 write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
@@ -560,6 +589,8 @@ write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
 				default:
 					values[i] = src->tts_values[map[i] - 1];
 					nulls[i] = src->tts_isnull[map[i] - 1];
+					if (!nulls[i])
+						values[i] = compress_value(TupleDescAttr(hd, i), values[i]);
 					break;
 			}
 		}
