@@ -128,6 +128,26 @@ final class CWriteMetrics {
     return out;
   }
 
+  /**
+   * wal_per_write_tracked_c_vs_untracked: the WAL passes of {@link WriteMetrics#walPass}, three ways; the metric is
+   * the WAL records' bytes without full-page images, as for the PL/pgSQL trigger.
+   */
+  List<Metric> walPerWrite() {
+    int n = budget.walWrites();
+    List<double[]> records = new ArrayList<>();
+    for (int r = 0; r < budget.repeats(); r++) {
+      int first = 2_000_000 + r * 3 * n;
+      double[] v = new double[3];
+      for (String db : order(r)) {
+        v[side(db)] = WriteMetrics.walPass(wr, connection(db), db, first, n, r == 0 && TRACKED_C.equals(db))[1];
+      }
+      records.add(v);
+    }
+    return twoWays("wal_per_write", "bytes", records, Target.atMost(1.9),
+        "WAL record bytes without full-page images (pg_waldump) / " + n + " committed single-row UPDATEs, after"
+            + " CHECKPOINT and a warm-up pass over the same keys");
+  }
+
   /** bulk_update_tracked_c_vs_untracked: one UPDATE of every row, three ways, after VACUUM ANALYZE of the database and CHECKPOINT. */
   List<Metric> bulkUpdate() {
     List<double[]> time = new ArrayList<>();

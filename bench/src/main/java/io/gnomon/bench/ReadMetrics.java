@@ -165,20 +165,24 @@ final class ReadMetrics {
 
   /** bytes_per_version: history heap + indexes over its versions; baseline: a freshly loaded row. */
   Metric bytesPerVersion(double freshBytesPerRow) {
-    Connection c = wr.tracked();
+    return bytesPerVersion(wr.tracked(), "bytes_per_version", freshBytesPerRow);
+  }
+
+  /** The same, for the history of the database c is connected to, reported as the metric name. */
+  Metric bytesPerVersion(Connection c, String name, double freshBytesPerRow) {
     Db.exec(c, "vacuum analyze gnomon_t.pgbench_accounts_h");
     String leaves = "from pg_partition_tree('gnomon_t.pgbench_accounts_h') p where p.isleaf";
     double total = Db.number(c, "select coalesce(sum(pg_total_relation_size(p.relid)), 0) " + leaves);
     double heap = Db.number(c, "select coalesce(sum(pg_table_size(p.relid)), 0) " + leaves);
     double indexes = Db.number(c, "select coalesce(sum(pg_indexes_size(p.relid)), 0) " + leaves);
     double versions = Db.number(c, "select count(*) from gnomon_t.pgbench_accounts_h");
-    log.log("history: %.0f versions, %.1f MB heap, %.1f MB indexes: %.1f B heap + %.1f B indexes per version",
-        versions, heap / 1e6, indexes / 1e6, heap / versions, indexes / versions);
+    log.log("history of %s: %.0f versions, %.1f MB heap, %.1f MB indexes: %.1f B heap + %.1f B indexes per version",
+        name, versions, heap / 1e6, indexes / 1e6, heap / versions, indexes / versions);
     log.section("history indexes", String.join("\n", Db.lines(c,
         "select format('%s: %s', i.indexrelid::regclass, pg_get_indexdef(i.indexrelid)) from pg_index i"
             + " join pg_partition_tree('gnomon_t.pgbench_accounts_h') p on p.relid = i.indrelid"
             + " where p.isleaf order by 1")));
-    return Metric.single("bytes_per_version", total / versions, "bytes", freshBytesPerRow, Target.valueAtMost(140),
+    return Metric.single(name, total / versions, "bytes", freshBytesPerRow, Target.valueAtMost(140),
         String.format(java.util.Locale.ROOT,
             "pg_total_relation_size over the history partitions / %.0f versions (%.0f B heap + %.0f B indexes);"
                 + " baseline: pg_total_relation_size(pgbench_accounts) / rows right after pgbench -i",

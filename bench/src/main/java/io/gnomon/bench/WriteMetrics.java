@@ -106,30 +106,10 @@ final class WriteMetrics {
       String[] order = Budget.trackedFirst(r) ? new String[] {TRACKED, UNTRACKED} : new String[] {UNTRACKED, TRACKED};
       for (String db : order) {
         int side = TRACKED.equals(db) ? 0 : 1;
-        Connection conn = wr.connection(db);
-        Db.exec(conn, "checkpoint");
-        Db.exec(conn, "call bench.update_loop(" + n + ", " + first + ", null)");
-        String from = Wal.insertLsn(conn);
-        Db.exec(conn, "call bench.update_loop(" + n + ", " + first + ", null)");
-        Wal.Span span = wr.wal().since(conn, from);
-        w[side] = span.bytes() / (double) n;
-        rec[side] = (span.fpiBytes() < 0 ? span.bytes() : span.bytes() - span.fpiBytes()) / (double) n;
-        log.log("WAL warm %-12s %6.0f B/update, %6.0f B/update without full-page images (%d B of images in all,"
-            + " %d records)", db, w[side], rec[side], span.fpiBytes(), span.records());
-        if (r == 0) {
-          log.section("pg_waldump --stats=record, warm pass, " + db + ", " + n + " updates", span.breakdown());
-        }
-        Db.exec(conn, "checkpoint");
-        String coldFrom = Wal.insertLsn(conn);
-        Db.exec(conn, "call bench.update_loop(" + n + ", " + (first + n) + ", null)");
-        Wal.Span coldSpan = wr.wal().since(conn, coldFrom);
-        c[side] = coldSpan.bytes() / (double) n;
-        log.log("WAL cold %-12s %6.0f B/update (full-page images %.0f B/update)", db, c[side],
-            coldSpan.fpiBytes() / (double) n);
-        if (r == 0) {
-          log.section("pg_waldump --stats=record, cold pass right after CHECKPOINT, " + db + ", " + n + " updates",
-              coldSpan.breakdown());
-        }
+        double[] pass = walPass(wr, wr.connection(db), db, first, n, r == 0);
+        w[side] = pass[0];
+        rec[side] = pass[1];
+        c[side] = pass[2];
       }
       warm.add(w);
       records.add(rec);
@@ -144,6 +124,39 @@ final class WriteMetrics {
                 + " full-page images of pages first touched by non-HOT UPDATEs included"),
         Metric.paired("wal_per_write_after_checkpoint_tracked_vs_untracked", "bytes", cold, null,
             "the same, right after CHECKPOINT on keys untouched since: full-page images included"));
+  }
+
+  /**
+   * One database's WAL passes of n single-row UPDATEs from key index first: after a CHECKPOINT, a warm-up pass and
+   * the measured pass over the same keys, then a CHECKPOINT and a cold pass over the next n keys. Returns the
+   * measured pass's bytes per update with and without full-page images, and the cold pass's bytes per update.
+   */
+  static double[] walPass(WriteRead wr, Connection conn, String db, int first, int n, boolean dump) {
+    Details log = wr.details();
+    Db.exec(conn, "checkpoint");
+    Db.exec(conn, "call bench.update_loop(" + n + ", " + first + ", null)");
+    String from = Wal.insertLsn(conn);
+    Db.exec(conn, "call bench.update_loop(" + n + ", " + first + ", null)");
+    Wal.Span span = wr.wal().since(conn, from);
+    double withImages = span.bytes() / (double) n;
+    double records = (span.fpiBytes() < 0 ? span.bytes() : span.bytes() - span.fpiBytes()) / (double) n;
+    log.log("WAL warm %-12s %6.0f B/update, %6.0f B/update without full-page images (%d B of images in all,"
+        + " %d records)", db, withImages, records, span.fpiBytes(), span.records());
+    if (dump) {
+      log.section("pg_waldump --stats=record, warm pass, " + db + ", " + n + " updates", span.breakdown());
+    }
+    Db.exec(conn, "checkpoint");
+    String coldFrom = Wal.insertLsn(conn);
+    Db.exec(conn, "call bench.update_loop(" + n + ", " + (first + n) + ", null)");
+    Wal.Span coldSpan = wr.wal().since(conn, coldFrom);
+    double cold = coldSpan.bytes() / (double) n;
+    log.log("WAL cold %-12s %6.0f B/update (full-page images %.0f B/update)", db, cold,
+        coldSpan.fpiBytes() / (double) n);
+    if (dump) {
+      log.section("pg_waldump --stats=record, cold pass right after CHECKPOINT, " + db + ", " + n + " updates",
+          coldSpan.breakdown());
+    }
+    return new double[] {withImages, records, cold};
   }
 
   /** bulk_update_tracked_vs_untracked: one UPDATE of every row, after VACUUM ANALYZE of the database and CHECKPOINT. */

@@ -50,8 +50,10 @@ final class WriteReadGroup {
           cWrites.addAll(c.updateTps(1));
           cWrites.addAll(c.updateTps(2));
           cWrites.addAll(c.serverTime());
+          cWrites.addAll(c.walPerWrite());
           cWrites.addAll(c.bulkUpdate());
           Db.exec(tc, "vacuum analyze");
+          cWrites.add(new ReadMetrics(wr).bytesPerVersion(tc, "bytes_per_version_tracked_c", freshBytesPerRow));
         }
       }
       // the writes left autovacuum work behind (the history grew by a million versions): do it now, on both
