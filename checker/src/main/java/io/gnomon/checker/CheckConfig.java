@@ -26,6 +26,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param reportDir where the report goes
  * @param mutant the deliberately broken variant to run against, or null for Gnomon as it is
  * @param logging whether the history is logged (off only for the benchmark's baseline; nothing is verified then)
+ * @param cModule the optional C module's library to write through ({@code gnomon.use_c_module(true, cModule)}:
+ *     an absolute path, or {@code gnomon} for the one installed in {@code $libdir}), or null for the PL/pgSQL triggers
  */
 public record CheckConfig(
     Duration duration,
@@ -39,7 +41,8 @@ public record CheckConfig(
     long seed,
     Path reportDir,
     SqlMutant mutant,
-    boolean logging) {
+    boolean logging,
+    String cModule) {
 
   /** Every knob: option → "default — meaning". */
   public static final Map<String, String> KNOBS = knobs();
@@ -79,6 +82,8 @@ public record CheckConfig(
     k.put("seed", "random — the seed of the workload and of the fault schedule; printed, so a run can be repeated");
     k.put("report", ".gnomon/check/<time>-<seed> — the report's directory");
     k.put("mutant", "none — run against a deliberately broken Gnomon (see --list-mutants); must end in exit 1");
+    k.put("c-module", "off — write through Gnomon's optional C module: the library's absolute path (gnomon-c/gnomon.so "
+        + "after a build), or installed for $libdir/gnomon; the standby needs it at the same path");
     return k;
   }
 
@@ -100,6 +105,7 @@ public record CheckConfig(
     private Path reportDir;
     private String mutant;
     private boolean logging = true;
+    private String cModule;
     private final List<String> problems = new ArrayList<>();
 
     private Builder() {}
@@ -183,6 +189,12 @@ public record CheckConfig(
       return this;
     }
 
+    /** The C module's library: an absolute path, {@code installed} for {@code $libdir/gnomon}, or {@code off}. */
+    public Builder cModule(String library) {
+      this.cModule = library;
+      return this;
+    }
+
     public Builder logging(boolean on) {
       this.logging = on;
       return this;
@@ -227,6 +239,21 @@ public record CheckConfig(
           p.add("--mutant " + mutant + " needs branches: give --branches 1 or more");
         }
       }
+      String library = null;
+      if (cModule != null && !"off".equals(cModule)) {
+        if ("installed".equals(cModule)) {
+          library = "gnomon";
+        } else if (!Path.of(cModule).isAbsolute() || !java.nio.file.Files.isRegularFile(Path.of(cModule))) {
+          p.add("--c-module: '" + cModule + "' is not an absolute path to a file; give the library's absolute path "
+              + "(gnomon-c/gnomon.so after a build), installed for $libdir/gnomon, or off");
+        } else {
+          library = cModule;
+        }
+      }
+      if (library != null && m != null) {
+        p.add("--c-module with --mutant: the mutants patch the PL/pgSQL functions, which the C write path bypasses; "
+            + "run mutants without --c-module");
+      }
       if (!p.isEmpty()) {
         throw new IllegalArgumentException(String.join("\n", p));
       }
@@ -234,7 +261,7 @@ public record CheckConfig(
       Path dir = reportDir != null ? reportDir : Path.of(".gnomon", "check",
           java.time.LocalDateTime.now().withNano(0).toString().replace(':', '-') + "-seed-" + s);
       return new CheckConfig(duration, sessions, tables, branches, scratch, isolations, faults, standby, s, dir, m,
-          logging);
+          logging, library);
     }
   }
 }

@@ -21,6 +21,7 @@ import io.gnomon.testkit.PgCluster;
 import io.gnomon.testkit.PostgresProvider;
 import java.io.PrintStream;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -118,6 +119,11 @@ public final class Checker {
         Mutants.apply(c, config.mutant(), config.tables());
         notes.add("Mutant " + config.mutant().cliName() + ": " + config.mutant().description() + ".");
       }
+      if (config.cModule() != null) {
+        useCModule(c, config.cModule(), config.tables());
+        environment.put("write path", "the C module " + config.cModule());
+        notes.add("Tracked tables wrote their versions through the C module (" + config.cModule() + ").");
+      }
       describe(c, pg, environment);
       String patch = System.getProperty("gnomon.check.sql"); // hidden: try a fix of Gnomon's SQL in the run's database
       if (patch != null) {
@@ -201,6 +207,22 @@ public final class Checker {
     long n = v.violations().values().stream().mapToLong(Long::longValue).sum();
     return "INVALID: " + n + " violation" + (n == 1 ? "" : "s") + " of " + v.violations().size() + " kind"
         + (v.violations().size() == 1 ? "" : "s") + " (" + String.join(", ", v.byKind().keySet()) + ")";
+  }
+
+  /** Switches every tracked table to the C module's write path, and checks that each one's triggers now call it. */
+  private static void useCModule(Connection c, String library, int tables) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("select gnomon.use_c_module(true, ?)")) {
+      ps.setString(1, library);
+      ps.execute();
+    }
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+        "select count(distinct tgrelid) from pg_trigger where tgfoid = 'gnomon.write_c()'::regprocedure")) {
+      rs.next();
+      if (rs.getInt(1) != tables) {
+        throw new SQLException("gnomon.use_c_module(true) left " + rs.getInt(1) + " of " + tables
+            + " tracked tables on the C write path");
+      }
+    }
   }
 
   private CheckResult couldNotRun(String why, Map<String, Object> counts, Map<String, String> environment,

@@ -40,7 +40,7 @@ final class CheckCommand implements Command {
     return """
         usage: %1$s check [--duration 40s] [--sessions 8] [--tables 3] [--branches 3] [--scratch 4]
                              [--isolation all] [--faults kill,restart,failover] [--standby sync] [--seed S]
-                             [--report DIR] [--mutant NAME]
+                             [--report DIR] [--mutant NAME] [--c-module PATH]
 
         Starts a throwaway PostgreSQL primary with a synchronous (or, with --standby async, asynchronous)
         streaming standby, tracks a few tables, forks logged and scratch branches (some nested) during the run,
@@ -71,7 +71,7 @@ final class CheckCommand implements Command {
   @Override
   public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
     Options o = Options.parse(args, Set.of("duration", "sessions", "tables", "branches", "scratch", "isolation", "faults",
-        "standby", "seed", "report", "mutant"), Set.of("list-mutants"));
+        "standby", "seed", "report", "mutant", "c-module"), Set.of("list-mutants"));
     if (o.has("list-mutants")) {
       for (SqlMutant m : SqlMutant.values()) {
         out.println(m.cliName() + (m.available() ? "" : "  (slot: not built yet)"));
@@ -106,6 +106,7 @@ final class CheckCommand implements Command {
     }
     o.get("report").ifPresent(v -> b.reportDir(Path.of(v)));
     o.get("mutant").ifPresent(b::mutant);
+    o.get("c-module").ifPresent(b::cModule);
     CheckConfig config;
     try {
       config = b.build();

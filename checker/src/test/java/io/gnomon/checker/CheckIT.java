@@ -62,6 +62,31 @@ class CheckIT {
   }
 
   /**
+   * The same kind of run with every tracked table writing through the optional C module (built by gnomon-c; a missing
+   * library fails the test rather than skipping it): kills, a crash-restart and a failover to a standby that loads the
+   * same library, and everything verifies.
+   */
+  @Test
+  @Timeout(240)
+  void aShortRunThroughTheCModuleIsValid() throws Exception {
+    String library = System.getProperty("gnomon.c.library");
+    assertTrue(library != null && Files.isReadable(Path.of(library)),
+        "-Dgnomon.c.library must name the built library (mvn builds gnomon-c before the checker's tests): " + library);
+    long seed = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    Path dir = Path.of("target", "check-it", "c-module-" + seed);
+    System.out.println("CheckIT C module: seed " + seed);
+    CheckConfig config = CheckConfig.builder().duration(Duration.ofSeconds(12)).sessions(6).tables(2).seed(seed)
+        .cModule(Path.of(library).toAbsolutePath().normalize().toString()).reportDir(dir).build();
+    CheckResult r = Checker.run(config, System.out);
+    assertTrue(r.status() != CheckResult.COULD_NOT_RUN, r.verdict() + " (seed " + seed + ")");
+    assertEquals(Map.of(), r.verification().violations(), r.verification().witnesses() + " (seed " + seed + ")");
+    assertTrue(r.verification().checked().get("reads replayed") > 0, "seed " + seed);
+    assertTrue(r.verification().checked().get("feed events checked") > 0, "seed " + seed);
+    assertTrue(r.verification().checked().get("merges checked") >= 1, "seed " + seed);
+    assertTrue(Files.readString(dir.resolve("result.json")).contains("through the C module"), "the run used the C path");
+  }
+
+  /**
    * Failover to an asynchronous standby, cut off from the primary for a while before the primary dies: commits
    * acknowledged meanwhile are lost, listed and counted, and everything that survived verifies.
    */

@@ -26,7 +26,7 @@ class CheckCommandTest {
     Cli.Run r = Cli.run("check", "--help");
     assertEquals(0, r.status());
     for (String option : new String[] {"--duration", "--sessions", "--tables", "--branches", "--isolation", "--faults",
-        "--seed", "--report", "--mutant", "--list-mutants"}) {
+        "--seed", "--report", "--mutant", "--c-module", "--list-mutants"}) {
       assertTrue(r.out().contains(option), option);
     }
     assertTrue(Cli.run("help").out().contains("  check "));
@@ -43,6 +43,9 @@ class CheckCommandTest {
     assertUsage(new String[] {"check", "--seed", "x"}, "--seed must be a whole number");
     assertUsage(new String[] {"check", "--mutant", "branch-ignores-cutoff", "--branches", "0"}, "needs branches");
     assertUsage(new String[] {"check", "--frobnicate"}, "unknown option --frobnicate");
+    assertUsage(new String[] {"check", "--c-module", "gnomon.so"}, "--c-module: 'gnomon.so' is not an absolute path");
+    assertUsage(new String[] {"check", "--c-module", "installed", "--mutant", "merge-drops-side"},
+        "run mutants without --c-module");
     // every problem at once
     Cli.Run r = Cli.run("check", "--sessions", "0", "--tables", "99");
     assertTrue(r.err().contains("--sessions") && r.err().contains("--tables must be between 1 and 20"), r.err());

@@ -46,6 +46,7 @@ public final class Report {
     cfg.put("isolations", config.isolations());
     cfg.put("faults", config.faults());
     cfg.put("mutant", config.mutant() == null ? null : config.mutant().cliName());
+    cfg.put("c_module", config.cModule());
     json.put("config", cfg);
     json.put("counts", r.counts());
     Verification v = r.verification();
@@ -74,7 +75,8 @@ public final class Report {
     return "./gnomon check --seed " + c.seed() + " --duration " + c.duration().toMillis() + "ms --sessions "
         + c.sessions() + " --tables " + c.tables() + " --branches " + c.branches() + " --scratch " + c.scratch() + " --isolation " + String.join(",", c.isolations())
         + " --faults " + (c.faults().isEmpty() ? "none" : String.join(",", c.faults()))
-        + " --standby " + c.standby() + (c.mutant() == null ? "" : " --mutant " + c.mutant().cliName());
+        + " --standby " + c.standby() + (c.mutant() == null ? "" : " --mutant " + c.mutant().cliName())
+        + (c.cModule() == null ? "" : " --c-module " + c.cModule());
   }
 
   /** The summary on the console: verdict, counts, violations with their first witness, where the report is. */
