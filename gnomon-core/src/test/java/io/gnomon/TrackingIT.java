@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gnomon.sql.GnomonSqlState;
 import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -13,6 +14,34 @@ import org.postgresql.PGConnection;
 
 /** Tracking: what is installed, the write path's versions, and the cases that must keep working. */
 class TrackingIT extends GnomonIT {
+
+  @Test
+  void aDisabledWriteTriggerIsWarnedAboutAndRefusedAtStartUp() throws Exception {
+    sql("create table dt (id int primary key, v int)");
+    gnomon().track("dt");
+    try (Connection c = connect(); Statement st = c.createStatement()) {
+      st.execute("alter table dt disable trigger gnomon_update");
+      StringBuilder warnings = new StringBuilder();
+      for (java.sql.SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
+        warnings.append(w.getMessage()).append('\n');
+      }
+      assertTrue(warnings.toString().contains("writes to tracked table public.dt (gnomon_update) now leave no history"),
+          warnings.toString());
+    }
+    java.sql.SQLException check = assertThrows(java.sql.SQLException.class, () -> sql("select gnomon.check_triggers()"));
+    assertEquals(GnomonSqlState.TRIGGERS_MISSING.sqlState(), check.getSQLState());
+    assertTrue(check.getMessage().contains("disabled") && check.getMessage().contains("public.dt (gnomon_update)"),
+        check.getMessage());
+    WriteTriggersMissingException open = assertThrows(WriteTriggersMissingException.class, () -> Gnomon.open(dataSource()));
+    assertTrue(open.getMessage().contains("public.dt (gnomon_update)"), open.getMessage());
+    sql("alter table dt disable trigger all");
+    assertEquals("public.dt (gnomon_insert, gnomon_update, gnomon_delete, gnomon_truncate"
+        + (cWritePath() ? "" : ", gnomon_key_change") + ")", one("select gnomon.disabled_write_triggers()"));
+    sql("alter table dt enable trigger all", "select gnomon.check_triggers()");
+    assertEquals(null, one("select gnomon.disabled_write_triggers()"));
+    Gnomon.open(dataSource()).close();
+    sql("update dt set v = 1");
+  }
 
   @Test
   void trackingIsConstantTimeAndRowsGetTheirBaselineOnFirstWrite() throws Exception {

@@ -30,7 +30,7 @@ insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
   ('GN063', 'MERGE_NOT_FOUND',          false, 'No merge, or no conflict of that merge, matches.'),
   ('GN070', 'C_MODULE_UNAVAILABLE',     false, 'The optional C module cannot be loaded (missing library, no superuser, or another interface version).'),
   ('GN071', 'C_TRIGGER_MISUSE',         false, 'The C write trigger fired where Gnomon did not install it, or the table''s generated objects are missing.'),
-  ('GN072', 'TRIGGERS_MISSING',         false, 'A tracked table lacks its write triggers (for example after a restore without the C module): writes would leave no history.'),
+  ('GN072', 'TRIGGERS_MISSING',         false, 'A tracked table lacks its write triggers (for example after a restore without the C module), or has them disabled: writes would leave no history.'),
   ('GN073', 'C_TRIGGER_INTERNAL',       false, 'The C write trigger cannot write a version: no history partition holds the writing transaction''s xid.')
 on conflict (sqlstate) do update
   set name = excluded.name, retryable = excluded.retryable, meaning = excluded.meaning;

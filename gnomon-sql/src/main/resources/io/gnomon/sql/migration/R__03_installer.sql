@@ -201,6 +201,7 @@ create or replace function gnomon.check_triggers() returns void
 language plpgsql stable as $$
 declare
   missing text;
+  disabled text;
 begin
   select string_agg(format('%s (%s)', t.tab, t.names), '; ' order by t.tab) into missing
     from (select format('%I.%I', tt.schema_name, tt.table_name) as tab, string_agg(n, ', ' order by o) as names
@@ -218,9 +219,31 @@ begin
       detail = 'A dump restored on a server without the Gnomon C module loses them (the C function and the triggers calling it fail to restore).',
       hint = 'Re-create them as a superuser: select gnomon.use_c_module(false); (the PL/pgSQL triggers), or select gnomon.use_c_module(true); once the C module is installed on this server.';
   end if;
+  disabled := gnomon.disabled_write_triggers();
+  if disabled is not null then
+    raise exception using errcode = 'GN072',
+      message = format('tracked tables have Gnomon''s write triggers disabled, so their writes leave no history: %s', disabled),
+      detail = 'ALTER TABLE ... DISABLE TRIGGER (ALL, USER or the trigger by name) turns them off; pg_restore --disable-triggers does so only for the length of a restore.',
+      hint = 'Enable them again: alter table <table> enable trigger <trigger>; for each one named.';
+  end if;
 end $$;
 comment on function gnomon.check_triggers() is
-  'Raises GN072 naming every tracked table that lacks its write triggers (for example after a restore without the C module).';
+  'Raises GN072 naming every tracked table that lacks its write triggers (for example after a restore without the C module), or has them disabled.';
+
+-- The tracked tables whose write triggers are disabled (ALTER TABLE ... DISABLE TRIGGER), as 'schema.table (trigger,
+-- ...)' joined by '; ', or null when there is none. Used by check_triggers (GN072) and the DDL guard (a WARNING).
+create or replace function gnomon.disabled_write_triggers(p_relid oid default null) returns text
+language sql stable as $$
+  select string_agg(format('%s (%s)', t.tab, t.names), '; ' order by t.tab)
+    from (select format('%I.%I', tt.schema_name, tt.table_name) as tab, string_agg(g.tgname, ', ' order by o) as names
+            from gnomon.tracked_table tt
+           cross join lateral unnest(gnomon.write_trigger_names()) with ordinality u(n, o)
+            join pg_trigger g on g.tgrelid = tt.relid and g.tgname = u.n
+           where g.tgenabled = 'D' and (p_relid is null or tt.relid = p_relid)
+           group by 1) t
+$$;
+comment on function gnomon.disabled_write_triggers(oid) is
+  'The tracked tables (all, or the one given) whose Gnomon write triggers are disabled, with the triggers'' names; null when none is.';
 
 -- The interface version of the C module this catalog expects, the one definition: gnomon.use_c_module() compares
 -- the library's gnomon_c_version() with it, and gnomon.write_c() does once per session before its first write.

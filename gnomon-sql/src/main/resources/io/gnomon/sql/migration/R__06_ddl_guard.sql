@@ -94,11 +94,18 @@ language plpgsql as $$
 declare
   cmd record;
   tid integer;
+  disabled text;
 begin
   for cmd in select * from pg_event_trigger_ddl_commands() where classid = 'pg_class'::regclass loop
     select table_id into tid from gnomon.tracked_table where relid = cmd.objid;
     if found then
       perform gnomon.follow_table_change(tid);
+      -- not refused, since pg_restore --disable-triggers does it for the length of a restore; said out loud
+      disabled := gnomon.disabled_write_triggers(cmd.objid);
+      if disabled is not null then
+        raise warning 'writes to tracked table % now leave no history: its Gnomon write triggers are disabled', disabled
+          using hint = 'Enable them again (alter table ... enable trigger ...); until then gnomon.check_triggers() and Gnomon.open refuse with GN072.';
+      end if;
     end if;
   end loop;
 end $$;

@@ -27,6 +27,7 @@ import io.gnomon.sql.internal.generated.routines.CoordinateAt;
 import io.gnomon.sql.internal.generated.routines.CoordinateText;
 import io.gnomon.sql.internal.generated.routines.CurrentBranch;
 import io.gnomon.sql.internal.generated.routines.CurrentPoint;
+import io.gnomon.sql.internal.generated.routines.DisabledWriteTriggers;
 import io.gnomon.sql.internal.generated.routines.DropBranchObjects;
 import io.gnomon.sql.internal.generated.routines.DropCheckpoint;
 import io.gnomon.sql.internal.generated.routines.FeedAck;
@@ -889,6 +890,44 @@ public class Routines {
      */
     public static Field<PointRecord> currentPoint() {
         CurrentPoint f = new CurrentPoint();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.disabled_write_triggers</code>
+     */
+    public static String disabledWriteTriggers(
+          Configuration configuration
+        , Long pRelid
+    ) {
+        DisabledWriteTriggers f = new DisabledWriteTriggers();
+        f.setPRelid(pRelid);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.disabled_write_triggers</code> as a field.
+     */
+    public static Field<String> disabledWriteTriggers(
+          Long pRelid
+    ) {
+        DisabledWriteTriggers f = new DisabledWriteTriggers();
+        f.setPRelid(pRelid);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.disabled_write_triggers</code> as a field.
+     */
+    public static Field<String> disabledWriteTriggers(
+          Field<Long> pRelid
+    ) {
+        DisabledWriteTriggers f = new DisabledWriteTriggers();
+        f.setPRelid(pRelid);
 
         return f.asField();
     }
