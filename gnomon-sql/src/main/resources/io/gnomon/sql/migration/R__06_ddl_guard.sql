@@ -48,6 +48,11 @@ begin
       detail = format('Gnomon identifies rows by (%s).', array_to_string(tt.key_columns, ', ')),
       hint = format('Untrack it first (select gnomon.untrack(%L)), change the key, then track it again.', tab);
   end if;
+  -- nothing the generated objects depend on changed (an index, a default, a trigger's state, a setting...):
+  -- regenerating them would take every object's lock and rewrite them for nothing
+  if cur_cols = tt.columns then
+    return;
+  end if;
   for new_col in select c from jsonb_array_elements(cur_cols) c
                   where not exists (select 1 from jsonb_array_elements(tt.columns) o where o->>'attnum' = c->>'attnum') loop
     if new_col->>'name' in ('g_vid', 'g_xid', 'g_op', 'g_cp', 'gnomon_rn') then
