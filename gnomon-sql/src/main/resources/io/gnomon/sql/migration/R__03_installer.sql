@@ -340,9 +340,29 @@ begin
     comment on function gnomon.write_c() is
       'The C write trigger of tracked tables (the optional C module); created by gnomon.use_c_module(true).';
     comment on function gnomon.c_module_version() is 'The interface version of the loaded Gnomon C module.';
+    -- the read path (gnomon-c/src/read.c): the as-of reads of tables without checkpoints call it
+    begin
+      execute format('create or replace function gnomon.read_snapshot_c(coordinate text, track_xid xid8, table_id integer) '
+                     'returns pg_snapshot language c stable parallel safe as %L, %L', library, 'gnomon_read_snapshot_c');
+      execute format('create or replace function gnomon.row_visible_c(coordinate text, track_xid xid8, table_id integer, row_xmin xid) '
+                     'returns boolean language c stable parallel safe as %L, %L', library, 'gnomon_row_visible_c');
+    exception when undefined_function then
+      raise exception using errcode = 'GN070',
+        message = format('the Gnomon C module %L has no read functions: %s', library, sqlerrm),
+        hint = 'Rebuild and reinstall gnomon-c from the same Gnomon release as the catalog (cd gnomon-c && make && make install), then run select gnomon.use_c_module(true); again.';
+    end;
+    comment on function gnomon.read_snapshot_c(text, xid8, integer) is
+      'The checked snapshot of a coordinate for an as-of read, as gnomon.read_snapshot() (same errors), from a per-session cached parse (the optional C module).';
+    comment on function gnomon.row_visible_c(text, xid8, integer, xid) is
+      'Whether a live row''s xmin is visible in a coordinate''s snapshot (null: cannot tell, ask the history); the optional C module''s as-of read path.';
+  else
+    drop function if exists gnomon.row_visible_c(text, xid8, integer, xid);
+    drop function if exists gnomon.read_snapshot_c(text, xid8, integer);
   end if;
   for tid in select table_id from gnomon.tracked_table order by table_id loop
     perform gnomon.install_triggers(tid, enable);
+    -- the as-of reads follow the module: on its read path, or back on the SQL one
+    perform gnomon.install_as_of(tid);
     n := n + 1;
   end loop;
   if not enable then
@@ -363,6 +383,61 @@ end $$;
 comment on function gnomon.use_c_module(boolean, text) is
   'Enables (true) or disables (false) the optional C write path for every tracked table; returns how many tables were switched.';
 
+-- Whether as-of reads use the optional C module (gnomon.use_c_module(true) created its read functions).
+create or replace function gnomon.c_read_enabled() returns boolean
+language sql stable as $$ select pg_catalog.to_regprocedure('gnomon.row_visible_c(text,xid8,integer,xid)') is not null $$;
+comment on function gnomon.c_read_enabled() is 'Internal: whether the generated as-of reads call the optional C module (gnomon.row_visible_c).';
+
+-- The body of <table>_as_of(coordinate text) on the C module's read path, for a table without checkpoints; creates its
+-- helper gnomon_t.<base>_as_of_h. Two arms, each one scan with a filter, where the SQL path starts an anti-join and a
+-- DISTINCT ON over the history (a prepared read's generic plan starts every node at each execution: docs/performance.md,
+-- "Past reads"):
+--  - the live row, when its xmin is visible in the coordinate (gnomon.row_visible_c, from a cached parse of the
+--    coordinate): then no version of its key can be invisible there (each write of a key waits for the row lock or the
+--    unique index entry of the write before it, so a write the coordinate cannot see never precedes one it sees); when
+--    the C test cannot tell (null), the helper asks the history, as the SQL path's anti-join does;
+--  - for keys changed since the coordinate, deleted ones included, the image of the first version the coordinate cannot
+--    see (none when that version is the key's insert): the history's index probe, the helper called only for the rare
+--    version that passes the visibility filter, to check that no earlier one did.
+-- The coordinate's check (every error of gnomon.read_snapshot) runs in gnomon.read_snapshot_c and row_visible_c.
+create or replace function gnomon.install_as_of_c(tt gnomon.tracked_table, helper name, live_cols text, hist_cols text)
+returns text
+language plpgsql as $$
+declare
+  hist text := format('gnomon_t.%I', tt.history_table);
+  snap text := format('gnomon.read_snapshot_c(coordinate, %L::xid8, %s)', tt.track_xid::text, tt.table_id);
+  n integer := cardinality(tt.key_columns);
+  args text; conds text; live_keys text; hist_keys text;
+begin
+  select string_agg(c->>'storetype', ', ' order by o), string_agg(format('x.%I = $%s', k, o), ' and ' order by o),
+         string_agg(format('l.%I', k), ', ' order by o), string_agg(format('h.%I', k), ', ' order by o)
+    into args, conds, live_keys, hist_keys
+    from unnest(tt.key_columns) with ordinality u(k, o)
+    join jsonb_array_elements(tt.columns) c on c->>'name' = k;
+  -- no version of the key the snapshot cannot see with a version key below before_vid (a sub-select: never inlined)
+  execute format($f$create function gnomon_t.%I(%s, before_vid bigint, snap pg_snapshot) returns boolean
+    language sql stable as %L$f$, helper, args,
+    format('select not exists (select 1 from %s x where %s and x.g_xid >= pg_snapshot_xmin($%s) '
+           'and not pg_visible_in_snapshot(x.g_xid, $%s) and x.g_vid < $%s)', hist, conds, n + 2, n + 2, n + 1));
+  execute format('comment on function gnomon_t.%I(%s, bigint, pg_snapshot) is %L', helper, args,
+                 format('Internal: whether a key of %I.%I has no version invisible in the snapshot below a version key (the C read path). Generated by gnomon.track().',
+                        tt.schema_name, tt.table_name));
+  return format($b$
+  select %1$s from %2$s l
+   where coalesce(gnomon.row_visible_c(coordinate, %3$L::xid8, %4$s, l.xmin),
+                  gnomon_t.%5$I(%6$s, 9223372036854775807, %7$s))
+  union all
+  select %8$s from %9$s h
+   where h.g_xid >= pg_snapshot_xmin(%7$s)
+     and not pg_visible_in_snapshot(h.g_xid, %7$s)
+     and h.g_op <> 'I'
+     and gnomon_t.%5$I(%10$s, h.g_vid, %7$s)
+$b$, live_cols, format('%I.%I', tt.schema_name, tt.table_name), tt.track_xid::text, tt.table_id, helper, live_keys, snap,
+     hist_cols, hist, hist_keys);
+end $$;
+comment on function gnomon.install_as_of_c(gnomon.tracked_table, name, text, text) is
+  'Internal: the body of a tracked table''s as-of read on the C module''s read path, and its history helper.';
+
 -- (Re)creates the as-of functions of a tracked table. Called by install_objects, and by gnomon.checkpoint() and
 -- gnomon.drop_checkpoint(), because the table's checkpoints are written into the functions as constants: a table
 -- without checkpoints reads with two plan branches and no catalog lookup at all.
@@ -374,7 +449,8 @@ declare
   live_cols text; hist_cols text; cp_cols text; keys_x text; x_eq_l text; x_eq_c text; x_cols text;
   cps record;
   cp_case text := ''; cp_snap_case text := '';
-  resolve text; resolve_plain text; body text;
+  resolve text; resolve_plain text; body text; body_c text;
+  helper name; old_fn regprocedure;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
   tab  := format('%I.%I', tt.schema_name, tt.table_name);
@@ -419,6 +495,16 @@ begin
     cp_snap_case := cp_snap_case || format(' when pg_snapshot_xmax(v.snap) <= %L::xid8 then %L::pg_snapshot', cps.snapshot_xmin::text, cps.snapshot::text);
   end loop;
 
+  -- The C module's read path (gnomon.use_c_module(true) created gnomon.row_visible_c): see gnomon.install_as_of_c()
+  helper := gnomon.object_name(tt.base_name, '_as_of_h');
+  for old_fn in select p.oid::regprocedure from pg_proc p
+                 where p.pronamespace = 'gnomon_t'::regnamespace and p.proname = helper loop
+    execute format('drop function %s', old_fn);
+  end loop;
+  if cp_case = '' and gnomon.c_read_enabled() then
+    body_c := gnomon.install_as_of_c(tt, helper, live_cols, hist_cols);
+  end if;
+
   if cp_case = '' then
     -- live rows of keys with no version the coordinate cannot see, and for the other keys the image from before
     -- the first version it cannot see (none when that version is the key's insert)
@@ -462,7 +548,7 @@ $b$, live_cols, tab, hist, x_eq_l, hist_cols, keys_x, x_cols);
 $b$, live_cols, tab, hist, x_eq_l, hist_cols, keys_x, cp_cols, cpt, x_eq_c);
   end if;
   execute format('create or replace function gnomon_t.%I(coordinate text) returns setof %s language sql stable as %L',
-                 tt.as_of_function, tab, replace(replace(body, '%COORD%', 'coordinate'), '%COORDFROM%', ''));
+                 tt.as_of_function, tab, coalesce(body_c, replace(replace(body, '%COORD%', 'coordinate'), '%COORDFROM%', '')));
   execute format('create or replace function gnomon_t.%I(at timestamptz) returns setof %s language sql stable as %L',
                  tt.as_of_function, tab, replace(replace(body, '%COORD%', 't.c'), '%COORDFROM%',
                                                  'from (select gnomon.coordinate_at(at) as c offset 0) t'));
