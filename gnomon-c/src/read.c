@@ -382,3 +382,36 @@ gnomon_row_visible_c(PG_FUNCTION_ARGS)
 	fx = widen_xid(top, next);
 	PG_RETURN_BOOL(!(fx >= smin && in_progress(s, fx)));
 }
+
+PG_FUNCTION_INFO_V1(gnomon_read_xmin_c);
+PG_FUNCTION_INFO_V1(gnomon_xid_invisible_c);
+
+/* gnomon.read_xmin_c(coordinate text, track_xid xid8, table_id integer) returns xid8: pg_snapshot_xmin of
+ * gnomon.read_snapshot_c, without copying the snapshot */
+Datum
+gnomon_read_xmin_c(PG_FUNCTION_ARGS)
+{
+	text	   *coordinate = PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0);
+	GnSnapshot *s = resolve(coordinate, U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(1)), PG_GETARG_INT32(2));
+
+	PG_RETURN_FULLTRANSACTIONID(s->xmin);
+}
+
+/* gnomon.xid_invisible_c(coordinate text, track_xid xid8, table_id integer, xid xid8) returns boolean:
+ * not pg_visible_in_snapshot(xid, gnomon.read_snapshot_c(coordinate, track_xid, table_id)), in one call */
+Datum
+gnomon_xid_invisible_c(PG_FUNCTION_ARGS)
+{
+	text	   *coordinate = PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0);
+	GnSnapshot *s = resolve(coordinate, U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(1)), PG_GETARG_INT32(2));
+	uint64		x;
+
+	if (PG_ARGISNULL(3))
+		PG_RETURN_NULL();
+	x = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(3));
+	if (x < U64FromFullTransactionId(s->xmin))
+		PG_RETURN_BOOL(false);
+	if (x >= U64FromFullTransactionId(s->xmax))
+		PG_RETURN_BOOL(true);
+	PG_RETURN_BOOL(in_progress(s, x));
+}

@@ -64,10 +64,12 @@ class AsOfCReadPropertyCIT extends GnomonIT {
       for (int i = 0; i < WRITERS; i++) {
         Connection w = connect();
         writers.add(w);
-        w.setAutoCommit(false);
         try (Statement st = w.createStatement()) {
-          st.execute("set lock_timeout = '50ms'"); // a key another open transaction wrote: give up, never wait
+          // a key another open transaction wrote: give up, never wait (set before the first transaction, so that no
+          // rollback undoes it)
+          st.execute("set lock_timeout = '50ms'");
         }
+        w.setAutoCommit(false);
       }
       longTx.setAutoCommit(false);
       boolean longOpen = false;
@@ -190,7 +192,7 @@ class AsOfCReadPropertyCIT extends GnomonIT {
     // history holds a version of the key the coordinate cannot see
     try (PreparedStatement ps = c.prepareStatement(
         "select l.k, l.v, gnomon.row_visible_c(?, '" + trackXid + "'::xid8, " + tableId + ", l.xmin),"
-            + " gnomon_t.kv_as_of_h(l.k, 9223372036854775807, gnomon.read_snapshot_c(?, '" + trackXid + "'::xid8, " + tableId + "))"
+            + " gnomon_t.kv_as_of_h(l.k, 9223372036854775807, ?)"
             + " from kv l")) {
       ps.setString(1, r.coordinate());
       ps.setString(2, r.coordinate());
