@@ -415,3 +415,78 @@ gnomon_xid_invisible_c(PG_FUNCTION_ARGS)
 		PG_RETURN_BOOL(true);
 	PG_RETURN_BOOL(in_progress(s, x));
 }
+
+PG_FUNCTION_INFO_V1(gnomon_row_current_c);
+PG_FUNCTION_INFO_V1(gnomon_first_invisible_c);
+
+/* Calls a table's helper gnomon_t.<base>_as_of_h(keys..., before_vid, coordinate): whether the key has no version
+ * the coordinate cannot see below before_vid. The keys are this call's arguments from first_key on. */
+static bool
+call_helper(FunctionCallInfo fcinfo, Oid helper, int first_key, int64 before_vid)
+{
+	FmgrInfo   *fi = (FmgrInfo *) fcinfo->flinfo->fn_extra;
+	int			nkeys = PG_NARGS() - first_key;
+	LOCAL_FCINFO(h, FUNC_MAX_ARGS);
+	Datum		result;
+	int			i;
+
+	if (nkeys < 1 || nkeys + 2 > FUNC_MAX_ARGS)
+		elog(ERROR, "gnomon: an as-of helper takes 1 to %d key columns, not %d", FUNC_MAX_ARGS - 2, nkeys);
+	if (fi == NULL || fi->fn_oid != helper)
+	{
+		fi = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(FmgrInfo));
+		fmgr_info_cxt(helper, fi, fcinfo->flinfo->fn_mcxt);
+		fcinfo->flinfo->fn_extra = fi;
+	}
+	InitFunctionCallInfoData(*h, fi, nkeys + 2, InvalidOid, NULL, NULL);
+	for (i = 0; i < nkeys; i++)
+		h->args[i] = fcinfo->args[first_key + i];
+	h->args[nkeys].value = Int64GetDatum(before_vid);
+	h->args[nkeys].isnull = false;
+	h->args[nkeys + 1] = fcinfo->args[0];
+	result = FunctionCallInvoke(h);
+	return !h->isnull && DatumGetBool(result);
+}
+
+/*
+ * gnomon.row_current_c(coordinate text, track_xid xid8, table_id integer, row_xmin xid, helper oid,
+ * VARIADIC keys "any") returns boolean: gnomon.row_visible_c, and when that cannot tell, the table's helper for the
+ * row's key (no version the coordinate cannot see). One call in the generated read's live arm.
+ */
+Datum
+gnomon_row_current_c(PG_FUNCTION_ARGS)
+{
+	Datum		v;
+
+	/* (row_visible_c reads only its first four arguments) */
+	v = gnomon_row_visible_c(fcinfo);
+	if (!fcinfo->isnull)
+		return v;
+	fcinfo->isnull = false;
+	PG_RETURN_BOOL(call_helper(fcinfo, PG_GETARG_OID(4), 5, PG_INT64_MAX));
+}
+
+/*
+ * gnomon.first_invisible_c(coordinate text, track_xid xid8, table_id integer, g_xid xid8, g_op "char", g_vid bigint,
+ * helper oid, VARIADIC keys "any") returns boolean: whether a history version is the first of its key that the
+ * coordinate cannot see, and not an insert (its image is then the key's state as of the coordinate). One call in the
+ * generated read's history arm.
+ */
+Datum
+gnomon_first_invisible_c(PG_FUNCTION_ARGS)
+{
+	text	   *coordinate = PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0);
+	GnSnapshot *s = resolve(coordinate, U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(1)), PG_GETARG_INT32(2));
+	uint64		x;
+
+	if (PG_ARGISNULL(3) || PG_ARGISNULL(4) || PG_ARGISNULL(5))
+		PG_RETURN_NULL();
+	x = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(3));
+	if (x < U64FromFullTransactionId(s->xmin))
+		PG_RETURN_BOOL(false);
+	if (x < U64FromFullTransactionId(s->xmax) && !in_progress(s, x))
+		PG_RETURN_BOOL(false);
+	if (PG_GETARG_CHAR(4) == 'I')
+		PG_RETURN_BOOL(false);
+	PG_RETURN_BOOL(call_helper(fcinfo, PG_GETARG_OID(6), 7, PG_GETARG_INT64(5)));
+}

@@ -52,7 +52,7 @@ class AsOfCReadPropertyCIT extends GnomonIT {
     String def = one("select pg_get_functiondef('gnomon_t.kv_as_of(text)'::regprocedure)");
     sql(def.replace("gnomon_t.kv_as_of(", "public.kv_as_of_sql("));
     sql("select gnomon.use_c_module(true, '" + cLibrary() + "')");
-    assertTrue(one("select pg_get_functiondef('gnomon_t.kv_as_of(text)'::regprocedure)").contains("row_visible_c"),
+    assertTrue(one("select pg_get_functiondef('gnomon_t.kv_as_of(text)'::regprocedure)").contains("row_current_c"),
         "the C path's read is not installed");
     String tableId = one("select table_id from gnomon.tracked_table where table_name = 'kv'");
     String trackXid = one("select track_xid from gnomon.tracked_table where table_name = 'kv'");

@@ -346,6 +346,11 @@ begin
                      'returns pg_snapshot language c stable parallel safe as %L, %L', library, 'gnomon_read_snapshot_c');
       execute format('create or replace function gnomon.row_visible_c(coordinate text, track_xid xid8, table_id integer, row_xmin xid) '
                      'returns boolean language c stable parallel safe as %L, %L', library, 'gnomon_row_visible_c');
+      execute format('create or replace function gnomon.row_current_c(coordinate text, track_xid xid8, table_id integer, row_xmin xid, '
+                     'helper oid, variadic keys "any") returns boolean language c stable parallel safe as %L, %L', library, 'gnomon_row_current_c');
+      execute format('create or replace function gnomon.first_invisible_c(coordinate text, track_xid xid8, table_id integer, g_xid xid8, '
+                     'g_op "char", g_vid bigint, helper oid, variadic keys "any") returns boolean language c stable parallel safe as %L, %L',
+                     library, 'gnomon_first_invisible_c');
       execute format('create or replace function gnomon.read_xmin_c(coordinate text, track_xid xid8, table_id integer) '
                      'returns xid8 language c stable parallel safe as %L, %L', library, 'gnomon_read_xmin_c');
       execute format('create or replace function gnomon.xid_invisible_c(coordinate text, track_xid xid8, table_id integer, xid xid8) '
@@ -357,6 +362,10 @@ begin
     end;
     comment on function gnomon.read_snapshot_c(text, xid8, integer) is
       'The checked snapshot of a coordinate for an as-of read, as gnomon.read_snapshot() (same errors), from a per-session cached parse (the optional C module).';
+    comment on function gnomon.row_current_c(text, xid8, integer, xid, oid, "any") is
+      'gnomon.row_visible_c, and when it cannot tell, the table''s helper gnomon_t.<base>_as_of_h for the key: whether a live row is its key''s state as of the coordinate (the optional C module''s as-of read path).';
+    comment on function gnomon.first_invisible_c(text, xid8, integer, xid8, "char", bigint, oid, "any") is
+      'Whether a history version is the first of its key the coordinate cannot see, and not an insert (the optional C module''s as-of read path).';
     comment on function gnomon.read_xmin_c(text, xid8, integer) is
       'The xmin of gnomon.read_snapshot_c(coordinate, track_xid, table_id) (same errors); the optional C module''s as-of read path.';
     comment on function gnomon.xid_invisible_c(text, xid8, integer, xid8) is
@@ -365,6 +374,8 @@ begin
       'Whether a live row''s xmin is visible in a coordinate''s snapshot (null: cannot tell, ask the history); the optional C module''s as-of read path.';
   else
     drop function if exists gnomon.row_visible_c(text, xid8, integer, xid);
+    drop function if exists gnomon.row_current_c(text, xid8, integer, xid, oid, "any");
+    drop function if exists gnomon.first_invisible_c(text, xid8, integer, xid8, "char", bigint, oid, "any");
     drop function if exists gnomon.read_xmin_c(text, xid8, integer);
     drop function if exists gnomon.xid_invisible_c(text, xid8, integer, xid8);
     drop function if exists gnomon.read_snapshot_c(text, xid8, integer);
@@ -395,21 +406,23 @@ comment on function gnomon.use_c_module(boolean, text) is
 
 -- Whether as-of reads use the optional C module (gnomon.use_c_module(true) created its read functions).
 create or replace function gnomon.c_read_enabled() returns boolean
-language sql stable as $$ select pg_catalog.to_regprocedure('gnomon.row_visible_c(text,xid8,integer,xid)') is not null $$;
-comment on function gnomon.c_read_enabled() is 'Internal: whether the generated as-of reads call the optional C module (gnomon.row_visible_c).';
+language sql stable as $$ select pg_catalog.to_regprocedure('gnomon.row_current_c(text,xid8,integer,xid,oid,"any")') is not null $$;
+comment on function gnomon.c_read_enabled() is 'Internal: whether the generated as-of reads call the optional C module (gnomon.row_current_c).';
 
 -- The body of <table>_as_of(coordinate text) on the C module's read path, for a table without checkpoints; creates its
 -- helper gnomon_t.<base>_as_of_h. Two arms, each one scan with a filter, where the SQL path starts an anti-join and a
 -- DISTINCT ON over the history (a prepared read's generic plan starts every node at each execution: docs/performance.md,
 -- "Past reads"):
---  - the live row, when its xmin is visible in the coordinate (gnomon.row_visible_c, from a cached parse of the
---    coordinate): then no version of its key can be invisible there (each write of a key waits for the row lock or the
---    unique index entry of the write before it, so a write the coordinate cannot see never precedes one it sees); when
---    the C test cannot tell (null), the helper asks the history, as the SQL path's anti-join does;
+--  - the live row, when its xmin is visible in the coordinate (gnomon.row_current_c: gnomon.row_visible_c, from a
+--    cached parse of the coordinate): then no version of its key can be invisible there (each write of a key waits for
+--    the row lock or the unique index entry of the write before it, so a write the coordinate cannot see never precedes
+--    one it sees); when the C test cannot tell, it calls the helper, which asks the history as the SQL path's anti-join
+--    does;
 --  - for keys changed since the coordinate, deleted ones included, the image of the first version the coordinate cannot
---    see (none when that version is the key's insert): the history's index probe, the helper called only for the rare
---    version that passes the visibility filter, to check that no earlier one did.
--- The coordinate's check (every error of gnomon.read_snapshot) runs in gnomon.read_snapshot_c and row_visible_c.
+--    see (none when that version is the key's insert): the history's index probe from the coordinate's xmin
+--    (gnomon.read_xmin_c), and gnomon.first_invisible_c, which calls the helper only for a version the coordinate
+--    cannot see, to check that no earlier one of the key is.
+-- The coordinate's check (every error of gnomon.read_snapshot) runs in each of these C functions (gnomon-c/src/read.c).
 create or replace function gnomon.install_as_of_c(tt gnomon.tracked_table, helper name, live_cols text, hist_cols text)
 returns text
 language plpgsql as $$
@@ -433,17 +446,17 @@ begin
   execute format('comment on function gnomon_t.%I(%s, bigint, text) is %L', helper, args,
                  format('Internal: whether a key of %I.%I has no version invisible in the snapshot below a version key (the C read path). Generated by gnomon.track().',
                         tt.schema_name, tt.table_name));
-  -- (each function call in a generic plan's expressions costs its set-up at every execution: one call per test)
+  -- (each function call in a generic plan's expressions costs its set-up at every execution: one C call per arm's
+  -- filter, which calls the helper itself when needed; the helper is named by its text, which survives a dump)
   return format($b$
   select %1$s from %2$s l
-   where coalesce(gnomon.row_visible_c(coordinate, %3$s, l.xmin), gnomon_t.%4$I(%5$s, 9223372036854775807, coordinate))
+   where gnomon.row_current_c(coordinate, %3$s, l.xmin, %4$L::regprocedure, %5$s)
   union all
   select %6$s from %7$s h
    where h.g_xid >= gnomon.read_xmin_c(coordinate, %3$s)
-     and gnomon.xid_invisible_c(coordinate, %3$s, h.g_xid)
-     and h.g_op <> 'I'
-     and gnomon_t.%4$I(%8$s, h.g_vid, coordinate)
-$b$, live_cols, format('%I.%I', tt.schema_name, tt.table_name), c_args, helper, live_keys, hist_cols, hist, hist_keys);
+     and gnomon.first_invisible_c(coordinate, %3$s, h.g_xid, h.g_op, h.g_vid, %4$L::regprocedure, %8$s)
+$b$, live_cols, format('%I.%I', tt.schema_name, tt.table_name), c_args, format('gnomon_t.%I(%s, bigint, text)', helper, args),
+     live_keys, hist_cols, hist, hist_keys);
 end $$;
 comment on function gnomon.install_as_of_c(gnomon.tracked_table, name, text, text) is
   'Internal: the body of a tracked table''s as-of read on the C module''s read path, and its history helper.';
