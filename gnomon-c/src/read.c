@@ -450,8 +450,10 @@ call_helper(FunctionCallInfo fcinfo, Oid helper, int first_key, int64 before_vid
 
 /*
  * gnomon.row_current_c(coordinate text, track_xid xid8, table_id integer, row_xmin xid, helper oid,
- * VARIADIC keys "any") returns boolean: gnomon.row_visible_c, and when that cannot tell, the table's helper for the
- * row's key (no version the coordinate cannot see). One call in the generated read's live arm.
+ * VARIADIC keys "any") returns boolean: true when gnomon.row_visible_c finds the row's xmin visible; otherwise the
+ * table's helper for the row's key (no version the coordinate cannot see), the SQL path's test. An invisible xmin
+ * is not enough to drop the row: a table rewrite (ALTER TABLE ... ADD COLUMN with a volatile default, SET LOGGED)
+ * gives every row the rewriting transaction's xmin and writes no version. One call in the generated read's live arm.
  */
 Datum
 gnomon_row_current_c(PG_FUNCTION_ARGS)
@@ -460,7 +462,7 @@ gnomon_row_current_c(PG_FUNCTION_ARGS)
 
 	/* (row_visible_c reads only its first four arguments) */
 	v = gnomon_row_visible_c(fcinfo);
-	if (!fcinfo->isnull)
+	if (!fcinfo->isnull && DatumGetBool(v))
 		return v;
 	fcinfo->isnull = false;
 	PG_RETURN_BOOL(call_helper(fcinfo, PG_GETARG_OID(4), 5, PG_INT64_MAX));

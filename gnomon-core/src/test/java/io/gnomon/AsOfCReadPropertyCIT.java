@@ -120,6 +120,29 @@ class AsOfCReadPropertyCIT extends GnomonIT {
     assertTrue(outcomes[0] > 0 && outcomes[1] > 0, "the seed exercised too few outcomes of row_visible_c");
   }
 
+  /**
+   * A table rewrite (ADD COLUMN with a volatile default) gives every row the rewriting transaction's xmin and writes no
+   * version: the C path must still read the rows as of before it from the live table, as the SQL path does.
+   */
+  @Test
+  void aTableRewriteKeepsThePastRows() throws Exception {
+    sql("create table rw (id int primary key, v int not null)",
+        "insert into rw select g, g from generate_series(1, 5) g");
+    gnomon().track("public.rw");
+    String before = one("select gnomon.coordinate()");
+    sql("update rw set v = 100 where id = 2", "delete from rw where id = 4",
+        "alter table rw add column r float8 default random()");
+    try (Connection c = connect()) {
+      TreeMap<Integer, Integer> expected = new TreeMap<>(java.util.Map.of(1, 1, 2, 2, 3, 3, 4, 4, 5, 5));
+      assertEquals(expected, scan(c, "select id, v from gnomon_t.rw_as_of(?)", before), "C path scan after a rewrite");
+      try (PreparedStatement ps = c.prepareStatement("select v from gnomon_t.rw_as_of(?) where id = ?")) {
+        for (int k = 0; k <= 6; k++) {
+          assertEquals(expected.get(k), point(ps, before, k), "C path point read of key " + k + " after a rewrite");
+        }
+      }
+    }
+  }
+
   /** One statement in its own savepoint (the row's xmin is then a subtransaction's xid), sometimes rolled back. */
   private static void write(Connection c, Random random, String savepoint) throws SQLException {
     int k = 1 + random.nextInt(KEYS);
