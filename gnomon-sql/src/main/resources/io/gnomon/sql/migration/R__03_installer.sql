@@ -416,8 +416,8 @@ comment on function gnomon.c_read_enabled() is 'Internal: whether the generated 
 --  - the live row, when its xmin is visible in the coordinate (gnomon.row_current_c: gnomon.row_visible_c, from a
 --    cached parse of the coordinate): then no version of its key can be invisible there (each write of a key waits for
 --    the row lock or the unique index entry of the write before it, so a write the coordinate cannot see never precedes
---    one it sees); when the C test cannot tell, it calls the helper, which asks the history as the SQL path's anti-join
---    does;
+--    one it sees); otherwise it calls the helper, which asks the history as the SQL path's anti-join does (an invisible
+--    xmin does not prove the key changed: a table rewrite gives every row the rewriting xid and writes no version);
 --  - for keys changed since the coordinate, deleted ones included, the image of the first version the coordinate cannot
 --    see (none when that version is the key's insert): the history's index probe from the coordinate's xmin
 --    (gnomon.read_xmin_c), and gnomon.first_invisible_c, which calls the helper only for a version the coordinate
