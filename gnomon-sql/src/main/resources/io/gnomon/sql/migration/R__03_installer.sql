@@ -363,7 +363,7 @@ begin
     comment on function gnomon.read_snapshot_c(text, xid8, integer) is
       'The checked snapshot of a coordinate for an as-of read, as gnomon.read_snapshot() (same errors), from a per-session cached parse (the optional C module).';
     comment on function gnomon.row_current_c(text, xid8, integer, xid, oid, "any") is
-      'gnomon.row_visible_c, and when it cannot tell, the table''s helper gnomon_t.<base>_as_of_h for the key: whether a live row is its key''s state as of the coordinate (the optional C module''s as-of read path).';
+      'True when gnomon.row_visible_c is true, else the table''s helper gnomon_t.<base>_as_of_h for the key: whether a live row is its key''s state as of the coordinate (the optional C module''s as-of read path).';
     comment on function gnomon.first_invisible_c(text, xid8, integer, xid8, "char", bigint, oid, "any") is
       'Whether a history version is the first of its key the coordinate cannot see, and not an insert (the optional C module''s as-of read path).';
     comment on function gnomon.read_xmin_c(text, xid8, integer) is
@@ -518,7 +518,7 @@ begin
     cp_snap_case := cp_snap_case || format(' when pg_snapshot_xmax(v.snap) <= %L::xid8 then %L::pg_snapshot', cps.snapshot_xmin::text, cps.snapshot::text);
   end loop;
 
-  -- The C module's read path (gnomon.use_c_module(true) created gnomon.row_visible_c): see gnomon.install_as_of_c()
+  -- The C module's read path (gnomon.use_c_module(true) created its functions): see gnomon.install_as_of_c()
   helper := gnomon.object_name(tt.base_name, '_as_of_h');
   for old_fn in select p.oid::regprocedure from pg_proc p
                  where p.pronamespace = 'gnomon_t'::regnamespace and p.proname = helper loop
