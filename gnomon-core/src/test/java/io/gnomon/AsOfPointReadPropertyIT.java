@@ -123,7 +123,7 @@ class AsOfPointReadPropertyIT extends GnomonIT {
     }
   }
 
-  private static int verify(Connection c, Read r, String tableId, String trackXid, Random random) throws SQLException {
+  private int verify(Connection c, Read r, String tableId, String trackXid, Random random) throws SQLException {
     TreeMap<Integer, Integer> scanned = new TreeMap<>();
     try (PreparedStatement ps = c.prepareStatement("select k, v from gnomon_t.kv_as_of(?)")) {
       ps.setString(1, r.coordinate());
@@ -161,6 +161,12 @@ class AsOfPointReadPropertyIT extends GnomonIT {
       // (a malformed list of transactions in progress is reported by pg_snapshot's own input function: 22P02)
       if (!(fast.equals("error 22P02") && full.equals("error GN010"))) {
         assertEquals(full, fast, "the inlined check of " + m + " disagrees with the full check");
+      }
+      if (cWritePath()) {
+        // the C module's cached parse: exactly what the inlined check returns or raises, twice (cached the second time)
+        String q = "select gnomon.read_snapshot_c(?, '" + trackXid + "'::xid8, " + tableId + ")::text";
+        assertEquals(fast, outcome(c, q, m), "gnomon.read_snapshot_c of " + m + " disagrees with gnomon.read_snapshot");
+        assertEquals(fast, outcome(c, q, m), "gnomon.read_snapshot_c of " + m + " (cached) disagrees with gnomon.read_snapshot");
       }
     }
     return n;

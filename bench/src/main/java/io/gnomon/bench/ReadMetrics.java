@@ -95,6 +95,90 @@ final class ReadMetrics {
     return out;
   }
 
+  /**
+   * The optional C module's read path beside the SQL path, on the same database and coordinate: the SQL path's
+   * generated read is kept as {@code bench.as_of_sql}, then {@code gnomon.use_c_module(true)} regenerates
+   * {@code gnomon_t.pgbench_accounts_as_of} on the C path (and the write triggers, which the reads do not use); every
+   * pair alternates; {@code use_c_module(false)} puts the SQL path back for the groups after this one.
+   * past_point_read_c_vs_current (pgbench, auto plans), past_point_read_c_vs_sql (pgbench, the two as-of reads), and
+   * in a PL/pgSQL loop with a generic plan the clock and the backend's CPU per read, C path against SQL path and
+   * against the live read.
+   */
+  List<Metric> pastPointReadC() {
+    Connection c = wr.tracked();
+    String coord = Db.text(c, "select gnomon.coordinate()");
+    Db.exec(c, "create or replace function bench.as_of_sql(coordinate text) returns setof public.pgbench_accounts"
+        + " language sql stable as " + Db.literal(Db.text(c,
+            "select prosrc from pg_proc where oid = 'gnomon_t.pgbench_accounts_as_of(text)'::regprocedure")));
+    Db.exec(c, ServerSql.readLoop(ROWS, "bench.read_loop_sql", "bench.as_of_sql"));
+    Db.exec(c, "select gnomon.use_c_module(true, " + Db.literal(CWriteMetrics.library()) + ")");
+    List<Metric> out = new ArrayList<>();
+    try {
+      Db.exec(c, "vacuum analyze pgbench_accounts");
+      log.log("as-of point reads on the C path at coordinate %s", coord);
+      String sqlScript = AS_OF_SCRIPT.replace("gnomon_t.pgbench_accounts_as_of", "bench.as_of_sql");
+      Map<String, String> env = Map.of("PGOPTIONS", "-c plan_cache_mode=auto");
+      out.add(Metric.paired("past_point_read_c_vs_current", "us", Paired.alternate(budget.repeats(),
+              () -> latency("as_of_point_read_c", AS_OF_SCRIPT, Map.of("coord", coord), env),
+              () -> latency("current_point_read", CURRENT_SCRIPT, Map.of(), env)), Target.atMost(1.10),
+          "the C module's read path (gnomon.use_c_module(true)): pgbench -M prepared, 1 client, plan_cache_mode=auto, "
+              + budget.latencySeconds() + " s per run; coordinate captured before, table unchanged since"));
+      out.add(Metric.paired("past_point_read_c_vs_sql", "us", Paired.alternate(budget.repeats(),
+              () -> latency("as_of_point_read_c", AS_OF_SCRIPT, Map.of("coord", coord), env),
+              () -> latency("as_of_point_read_sql", sqlScript, Map.of("coord", coord), env)), null,
+          "the C path's as-of read against the SQL path's (the same generated SQL as past_point_read_vs_current), same"
+              + " database and coordinate, pgbench -M prepared, 1 client, plan_cache_mode=auto"));
+      int n = budget.serverLoop();
+      String mode = "force_generic_plan";
+      List<double[]> clockSql = new ArrayList<>();
+      List<double[]> cpuSql = new ArrayList<>();
+      List<double[]> clockLive = new ArrayList<>();
+      List<double[]> cpuLive = new ArrayList<>();
+      for (int r = 0; r < budget.repeats(); r++) {
+        double[] cp;
+        double[] sp;
+        double[] live;
+        String lit = Db.literal(coord);
+        if (Budget.trackedFirst(r)) {
+          cp = BranchBench.serverLoop(c, "select bench.read_loop(" + lit + ", " + n + ", '" + mode + "', true)", n);
+          sp = BranchBench.serverLoop(c, "select bench.read_loop_sql(" + lit + ", " + n + ", '" + mode + "', true)", n);
+          live = BranchBench.serverLoop(c, "select bench.read_loop(" + lit + ", " + n + ", '" + mode + "', false)", n);
+        } else {
+          live = BranchBench.serverLoop(c, "select bench.read_loop(" + lit + ", " + n + ", '" + mode + "', false)", n);
+          sp = BranchBench.serverLoop(c, "select bench.read_loop_sql(" + lit + ", " + n + ", '" + mode + "', true)", n);
+          cp = BranchBench.serverLoop(c, "select bench.read_loop(" + lit + ", " + n + ", '" + mode + "', true)", n);
+        }
+        clockSql.add(new double[] {cp[0], sp[0]});
+        cpuSql.add(new double[] {cp[1], sp[1]});
+        clockLive.add(new double[] {cp[0], live[0]});
+        cpuLive.add(new double[] {cp[1], live[1]});
+        log.log("server-side point read, generic plan: C path %.1f us (CPU %.1f us), SQL path %.1f us (CPU %.1f us),"
+            + " live %.1f us (CPU %.1f us)", cp[0], cp[1], sp[0], sp[1], live[0], live[1]);
+      }
+      String loop = n + " point reads in a PL/pgSQL loop, plan_cache_mode=" + mode;
+      out.add(Metric.paired("past_point_read_c_server_us_vs_sql", "us", clockSql, null, loop + ", clock per read"));
+      out.add(Metric.paired("past_point_read_c_server_us_vs_current", "us", clockLive, null, loop + ", clock per read"));
+      if (cpuSql.stream().flatMapToDouble(java.util.Arrays::stream).noneMatch(Double::isNaN)) {
+        out.add(Metric.paired("past_point_read_c_server_cpu_us_vs_sql", "us", cpuSql, null,
+            loop + ", backend CPU (utime+stime from /proc/PID/stat) per read"));
+        out.add(Metric.paired("past_point_read_c_server_cpu_us_vs_current", "us", cpuLive, null,
+            loop + ", backend CPU (utime+stime from /proc/PID/stat) per read"));
+      }
+      Db.exec(c, "prepare bench_asof_c(text, int) as select abalance from gnomon_t.pgbench_accounts_as_of($1) where aid = $2");
+      try {
+        Db.exec(c, "set plan_cache_mode = force_generic_plan");
+        log.section("as-of point read on the C path, generic plan (prepared, plan_cache_mode=force_generic_plan)",
+            String.join("\n", Db.lines(c, "explain (analyze, buffers) execute bench_asof_c(" + Db.literal(coord) + ", 4242)")));
+      } finally {
+        Db.exec(c, "reset plan_cache_mode");
+        Db.exec(c, "deallocate bench_asof_c");
+      }
+    } finally {
+      Db.exec(c, "select gnomon.use_c_module(false)");
+    }
+    return out;
+  }
+
   private void explainPointRead(Connection c, String coord) {
     String asOf = "select abalance from gnomon_t.pgbench_accounts_as_of(" + Db.literal(coord) + ") where aid = 4242";
     log.section("as-of point read, custom plan (literal coordinate)",

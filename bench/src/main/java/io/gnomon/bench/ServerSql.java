@@ -29,7 +29,12 @@ final class ServerSql {
 
   /** Point reads, as of a coordinate or of the live table, with a given plan_cache_mode. */
   static String readLoop(int rows) {
-    return "create or replace function bench.read_loop(c text, n int, mode text, past boolean) returns double precision\n"
+    return readLoop(rows, "bench.read_loop", "gnomon_t.pgbench_accounts_as_of");
+  }
+
+  /** The same loop, named {@code name}, reading as of the coordinate through the function {@code asOf}. */
+  static String readLoop(int rows, String name, String asOf) {
+    return "create or replace function " + name + "(c text, n int, mode text, past boolean) returns double precision\n"
         + "language plpgsql as $$\n"
         + "declare t0 timestamptz; v int;\n"
         + "begin\n"
@@ -37,7 +42,7 @@ final class ServerSql {
         + "  t0 := clock_timestamp();\n"
         + "  if past then\n"
         + "    for i in 0..n-1 loop\n"
-        + "      select abalance into v from gnomon_t.pgbench_accounts_as_of(c) where aid = " + key("i", rows) + ";\n"
+        + "      select abalance into v from " + asOf + "(c) where aid = " + key("i", rows) + ";\n"
         + "    end loop;\n"
         + "  else\n"
         + "    for i in 0..n-1 loop\n"

@@ -66,6 +66,9 @@ final class WriteReadGroup {
       Metric pointRead = reads.pointRead();
       Metric coordinate = reads.coordinate();
       List<Metric> pastPoint = reads.pastPointRead();
+      if (withC) {
+        pastPoint.addAll(reads.pastPointReadC());
+      }
       List<Metric> pastScan = reads.pastScan();
       Metric bytes = reads.bytesPerVersion(freshBytesPerRow);
       Metric track = TrackMetrics.run(pg, pgbench, budget, log);

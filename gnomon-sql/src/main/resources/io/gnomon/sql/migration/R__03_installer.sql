@@ -363,9 +363,50 @@ begin
     comment on function gnomon.write_c() is
       'The C write trigger of tracked tables (the optional C module); created by gnomon.use_c_module(true).';
     comment on function gnomon.c_module_version() is 'The interface version of the loaded Gnomon C module.';
+    -- the read path (gnomon-c/src/read.c): the as-of reads of tables without checkpoints call it
+    begin
+      execute format('create or replace function gnomon.read_snapshot_c(coordinate text, track_xid xid8, table_id integer) '
+                     'returns pg_snapshot language c stable parallel safe as %L, %L', library, 'gnomon_read_snapshot_c');
+      execute format('create or replace function gnomon.row_visible_c(coordinate text, track_xid xid8, table_id integer, row_xmin xid) '
+                     'returns boolean language c stable parallel safe as %L, %L', library, 'gnomon_row_visible_c');
+      execute format('create or replace function gnomon.row_current_c(coordinate text, track_xid xid8, table_id integer, row_xmin xid, '
+                     'helper oid, variadic keys "any") returns boolean language c stable parallel safe as %L, %L', library, 'gnomon_row_current_c');
+      execute format('create or replace function gnomon.first_invisible_c(coordinate text, track_xid xid8, table_id integer, g_xid xid8, '
+                     'g_op "char", g_vid bigint, helper oid, variadic keys "any") returns boolean language c stable parallel safe as %L, %L',
+                     library, 'gnomon_first_invisible_c');
+      execute format('create or replace function gnomon.read_xmin_c(coordinate text, track_xid xid8, table_id integer) '
+                     'returns xid8 language c stable parallel safe as %L, %L', library, 'gnomon_read_xmin_c');
+      execute format('create or replace function gnomon.xid_invisible_c(coordinate text, track_xid xid8, table_id integer, xid xid8) '
+                     'returns boolean language c stable parallel safe as %L, %L', library, 'gnomon_xid_invisible_c');
+    exception when undefined_function then
+      raise exception using errcode = 'GN070',
+        message = format('the Gnomon C module %L has no read functions: %s', library, sqlerrm),
+        hint = 'Rebuild and reinstall gnomon-c from the same Gnomon release as the catalog (cd gnomon-c && make && make install), then run select gnomon.use_c_module(true); again.';
+    end;
+    comment on function gnomon.read_snapshot_c(text, xid8, integer) is
+      'The checked snapshot of a coordinate for an as-of read, as gnomon.read_snapshot() (same errors), from a per-session cached parse (the optional C module).';
+    comment on function gnomon.row_current_c(text, xid8, integer, xid, oid, "any") is
+      'True when gnomon.row_visible_c is true, else the table''s helper gnomon_t.<base>_as_of_h for the key: whether a live row is its key''s state as of the coordinate (the optional C module''s as-of read path).';
+    comment on function gnomon.first_invisible_c(text, xid8, integer, xid8, "char", bigint, oid, "any") is
+      'Whether a history version is the first of its key the coordinate cannot see, and not an insert (the optional C module''s as-of read path).';
+    comment on function gnomon.read_xmin_c(text, xid8, integer) is
+      'The xmin of gnomon.read_snapshot_c(coordinate, track_xid, table_id) (same errors); the optional C module''s as-of read path.';
+    comment on function gnomon.xid_invisible_c(text, xid8, integer, xid8) is
+      'Whether a transaction is invisible in the snapshot of gnomon.read_snapshot_c(coordinate, track_xid, table_id) (same errors); the optional C module''s as-of read path.';
+    comment on function gnomon.row_visible_c(text, xid8, integer, xid) is
+      'Whether a live row''s xmin is visible in a coordinate''s snapshot (null: cannot tell, ask the history); the optional C module''s as-of read path.';
+  else
+    drop function if exists gnomon.row_visible_c(text, xid8, integer, xid);
+    drop function if exists gnomon.row_current_c(text, xid8, integer, xid, oid, "any");
+    drop function if exists gnomon.first_invisible_c(text, xid8, integer, xid8, "char", bigint, oid, "any");
+    drop function if exists gnomon.read_xmin_c(text, xid8, integer);
+    drop function if exists gnomon.xid_invisible_c(text, xid8, integer, xid8);
+    drop function if exists gnomon.read_snapshot_c(text, xid8, integer);
   end if;
   for tid in select table_id from gnomon.tracked_table order by table_id loop
     perform gnomon.install_triggers(tid, enable);
+    -- the as-of reads follow the module: on its read path, or back on the SQL one
+    perform gnomon.install_as_of(tid);
     n := n + 1;
   end loop;
   if not enable then
@@ -386,6 +427,63 @@ end $$;
 comment on function gnomon.use_c_module(boolean, text) is
   'Enables (true) or disables (false) the optional C write path for every tracked table; returns how many tables were switched.';
 
+-- Whether as-of reads use the optional C module (gnomon.use_c_module(true) created its read functions).
+create or replace function gnomon.c_read_enabled() returns boolean
+language sql stable as $$ select pg_catalog.to_regprocedure('gnomon.row_current_c(text,xid8,integer,xid,oid,"any")') is not null $$;
+comment on function gnomon.c_read_enabled() is 'Internal: whether the generated as-of reads call the optional C module (gnomon.row_current_c).';
+
+-- The body of <table>_as_of(coordinate text) on the C module's read path, for a table without checkpoints; creates its
+-- helper gnomon_t.<base>_as_of_h. Two arms, each one scan with a filter, where the SQL path starts an anti-join and a
+-- DISTINCT ON over the history (a prepared read's generic plan starts every node at each execution: docs/performance.md,
+-- "Past reads"):
+--  - the live row, when its xmin is visible in the coordinate (gnomon.row_current_c: gnomon.row_visible_c, from a
+--    cached parse of the coordinate): then no version of its key can be invisible there (each write of a key waits for
+--    the row lock or the unique index entry of the write before it, so a write the coordinate cannot see never precedes
+--    one it sees); otherwise it calls the helper, which asks the history as the SQL path's anti-join does (an invisible
+--    xmin does not prove the key changed: a table rewrite gives every row the rewriting xid and writes no version);
+--  - for keys changed since the coordinate, deleted ones included, the image of the first version the coordinate cannot
+--    see (none when that version is the key's insert): the history's index probe from the coordinate's xmin
+--    (gnomon.read_xmin_c), and gnomon.first_invisible_c, which calls the helper only for a version the coordinate
+--    cannot see, to check that no earlier one of the key is.
+-- The coordinate's check (every error of gnomon.read_snapshot) runs in each of these C functions (gnomon-c/src/read.c).
+create or replace function gnomon.install_as_of_c(tt gnomon.tracked_table, helper name, live_cols text, hist_cols text)
+returns text
+language plpgsql as $$
+declare
+  hist text := format('gnomon_t.%I', tt.history_table);
+  -- the coordinate's arguments after the text (constants of this table)
+  c_args text := format('%L::xid8, %s', tt.track_xid::text, tt.table_id);
+  n integer := cardinality(tt.key_columns);
+  args text; conds text; live_keys text; hist_keys text;
+begin
+  select string_agg(c->>'storetype', ', ' order by o), string_agg(format('x.%I = $%s', k, o), ' and ' order by o),
+         string_agg(format('l.%I', k), ', ' order by o), string_agg(format('h.%I', k), ', ' order by o)
+    into args, conds, live_keys, hist_keys
+    from unnest(tt.key_columns) with ordinality u(k, o)
+    join jsonb_array_elements(tt.columns) c on c->>'name' = k;
+  -- no version of the key the coordinate cannot see with a version key below before_vid (a sub-select: never inlined)
+  execute format($f$create function gnomon_t.%I(%s, before_vid bigint, coordinate text) returns boolean
+    language sql stable as %L$f$, helper, args,
+    format('select not exists (select 1 from %1$s x where %2$s and x.g_xid >= gnomon.read_xmin_c($%3$s, %5$s) '
+           'and gnomon.xid_invisible_c($%3$s, %5$s, x.g_xid) and x.g_vid < $%4$s)', hist, conds, n + 2, n + 1, c_args));
+  execute format('comment on function gnomon_t.%I(%s, bigint, text) is %L', helper, args,
+                 format('Internal: whether a key of %I.%I has no version invisible in the snapshot below a version key (the C read path). Generated by gnomon.track().',
+                        tt.schema_name, tt.table_name));
+  -- (each function call in a generic plan's expressions costs its set-up at every execution: one C call per arm's
+  -- filter, which calls the helper itself when needed; the helper is named by its text, which survives a dump)
+  return format($b$
+  select %1$s from %2$s l
+   where gnomon.row_current_c(coordinate, %3$s, l.xmin, %4$L::regprocedure, %5$s)
+  union all
+  select %6$s from %7$s h
+   where h.g_xid >= gnomon.read_xmin_c(coordinate, %3$s)
+     and gnomon.first_invisible_c(coordinate, %3$s, h.g_xid, h.g_op, h.g_vid, %4$L::regprocedure, %8$s)
+$b$, live_cols, format('%I.%I', tt.schema_name, tt.table_name), c_args, format('gnomon_t.%I(%s, bigint, text)', helper, args),
+     live_keys, hist_cols, hist, hist_keys);
+end $$;
+comment on function gnomon.install_as_of_c(gnomon.tracked_table, name, text, text) is
+  'Internal: the body of a tracked table''s as-of read on the C module''s read path, and its history helper.';
+
 -- (Re)creates the as-of functions of a tracked table. Called by install_objects, and by gnomon.checkpoint() and
 -- gnomon.drop_checkpoint(), because the table's checkpoints are written into the functions as constants: a table
 -- without checkpoints reads with two plan branches and no catalog lookup at all.
@@ -397,7 +495,8 @@ declare
   live_cols text; hist_cols text; cp_cols text; keys_x text; x_eq_l text; x_eq_c text; x_cols text;
   cps record;
   cp_case text := ''; cp_snap_case text := '';
-  resolve text; resolve_plain text; body text;
+  resolve text; resolve_plain text; body text; body_c text;
+  helper name; old_fn regprocedure;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
   tab  := format('%I.%I', tt.schema_name, tt.table_name);
@@ -442,6 +541,16 @@ begin
     cp_snap_case := cp_snap_case || format(' when pg_snapshot_xmax(v.snap) <= %L::xid8 then %L::pg_snapshot', cps.snapshot_xmin::text, cps.snapshot::text);
   end loop;
 
+  -- The C module's read path (gnomon.use_c_module(true) created its functions): see gnomon.install_as_of_c()
+  helper := gnomon.object_name(tt.base_name, '_as_of_h');
+  for old_fn in select p.oid::regprocedure from pg_proc p
+                 where p.pronamespace = 'gnomon_t'::regnamespace and p.proname = helper loop
+    execute format('drop function %s', old_fn);
+  end loop;
+  if cp_case = '' and gnomon.c_read_enabled() then
+    body_c := gnomon.install_as_of_c(tt, helper, live_cols, hist_cols);
+  end if;
+
   if cp_case = '' then
     -- live rows of keys with no version the coordinate cannot see, and for the other keys the image from before
     -- the first version it cannot see (none when that version is the key's insert)
@@ -485,7 +594,7 @@ $b$, live_cols, tab, hist, x_eq_l, hist_cols, keys_x, x_cols);
 $b$, live_cols, tab, hist, x_eq_l, hist_cols, keys_x, cp_cols, cpt, x_eq_c);
   end if;
   execute format('create or replace function gnomon_t.%I(coordinate text) returns setof %s language sql stable as %L',
-                 tt.as_of_function, tab, replace(replace(body, '%COORD%', 'coordinate'), '%COORDFROM%', ''));
+                 tt.as_of_function, tab, coalesce(body_c, replace(replace(body, '%COORD%', 'coordinate'), '%COORDFROM%', '')));
   execute format('create or replace function gnomon_t.%I(at timestamptz) returns setof %s language sql stable as %L',
                  tt.as_of_function, tab, replace(replace(body, '%COORD%', 't.c'), '%COORDFROM%',
                                                  'from (select gnomon.coordinate_at(at) as c offset 0) t'));

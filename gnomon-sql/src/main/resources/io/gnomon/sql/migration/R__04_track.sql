@@ -204,6 +204,7 @@ declare
   kept text;
   part name;
   trg name;
+  fn regprocedure;
 begin
   foreach trg in array gnomon.write_trigger_names() loop
     execute format('drop trigger if exists %I on %s', trg, tab);
@@ -212,6 +213,11 @@ begin
   execute format('drop function if exists gnomon_t.%I()', tt.key_change_function);
   execute format('drop function if exists gnomon_t.%I(text)', tt.as_of_function);
   execute format('drop function if exists gnomon_t.%I(timestamptz)', tt.as_of_function);
+  -- the C read path's helper (its arguments are the key's types)
+  for fn in select p.oid::regprocedure from pg_proc p
+             where p.pronamespace = 'gnomon_t'::regnamespace and p.proname = gnomon.object_name(tt.base_name, '_as_of_h') loop
+    execute format('drop function %s', fn);
+  end loop;
   execute format('drop function if exists gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)',
                  gnomon.object_name(tt.base_name, '_changes'));
   execute format('drop function if exists gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, '

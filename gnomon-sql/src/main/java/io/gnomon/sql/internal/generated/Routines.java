@@ -14,6 +14,7 @@ import io.gnomon.sql.internal.generated.routines.BranchSchema;
 import io.gnomon.sql.internal.generated.routines.BranchUse;
 import io.gnomon.sql.internal.generated.routines.CModuleEnabled;
 import io.gnomon.sql.internal.generated.routines.CModuleInterfaceVersion;
+import io.gnomon.sql.internal.generated.routines.CReadEnabled;
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
 import io.gnomon.sql.internal.generated.routines.CheckIntact;
 import io.gnomon.sql.internal.generated.routines.CheckMergeStrategy;
@@ -39,6 +40,7 @@ import io.gnomon.sql.internal.generated.routines.FindBranch;
 import io.gnomon.sql.internal.generated.routines.FollowTableChange;
 import io.gnomon.sql.internal.generated.routines.Incarnation;
 import io.gnomon.sql.internal.generated.routines.InstallAsOf;
+import io.gnomon.sql.internal.generated.routines.InstallAsOfC;
 import io.gnomon.sql.internal.generated.routines.InstallBranchChanges;
 import io.gnomon.sql.internal.generated.routines.InstallBranchObjects;
 import io.gnomon.sql.internal.generated.routines.InstallChanges;
@@ -498,6 +500,27 @@ public class Routines {
      */
     public static Field<Integer> cModuleInterfaceVersion() {
         CModuleInterfaceVersion f = new CModuleInterfaceVersion();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.c_read_enabled</code>
+     */
+    public static Boolean cReadEnabled(
+          Configuration configuration
+    ) {
+        CReadEnabled f = new CReadEnabled();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.c_read_enabled</code> as a field.
+     */
+    public static Field<Boolean> cReadEnabled() {
+        CReadEnabled f = new CReadEnabled();
 
         return f.asField();
     }
@@ -1217,6 +1240,62 @@ public class Routines {
         p.setPTableId(pTableId);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.install_as_of_c</code>
+     */
+    public static String installAsOfC(
+          Configuration configuration
+        , TrackedTableRecord tt
+        , String helper
+        , String liveCols
+        , String histCols
+    ) {
+        InstallAsOfC f = new InstallAsOfC();
+        f.setTt(tt);
+        f.setHelper(helper);
+        f.setLiveCols(liveCols);
+        f.setHistCols(histCols);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.install_as_of_c</code> as a field.
+     */
+    public static Field<String> installAsOfC(
+          TrackedTableRecord tt
+        , String helper
+        , String liveCols
+        , String histCols
+    ) {
+        InstallAsOfC f = new InstallAsOfC();
+        f.setTt(tt);
+        f.setHelper(helper);
+        f.setLiveCols(liveCols);
+        f.setHistCols(histCols);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.install_as_of_c</code> as a field.
+     */
+    public static Field<String> installAsOfC(
+          Field<TrackedTableRecord> tt
+        , Field<String> helper
+        , Field<String> liveCols
+        , Field<String> histCols
+    ) {
+        InstallAsOfC f = new InstallAsOfC();
+        f.setTt(tt);
+        f.setHelper(helper);
+        f.setLiveCols(liveCols);
+        f.setHistCols(histCols);
+
+        return f.asField();
     }
 
     /**

@@ -1,0 +1,494 @@
+/*
+ * read.c: the optional C module's part of as-of reads (gnomon.use_c_module(true) creates the SQL functions).
+ *
+ * gnomon.read_snapshot_c(coordinate, track_xid, table_id) is gnomon.read_snapshot() with a cached parse: the
+ * coordinate's text is parsed once per backend (a small cache keyed by the text, the tracking's xid and the table),
+ * and each call then only checks what can change between calls: the server incarnation, and that the coordinate's
+ * xmax is at or below the xmin of the active snapshot. A coordinate that does not take that fast path (another
+ * incarnation, older than the tracking, too recent, not canonical, null) goes to the SQL functions of the full check,
+ * gnomon.check_read(gnomon.parse_coordinate(coordinate), table_id), which raise every error exactly as the SQL path
+ * does; what they accept is cached for the rest of the statement (same transaction, same active snapshot), so a
+ * filter evaluated per row runs the full check once.
+ *
+ * gnomon.row_visible_c(coordinate, track_xid, table_id, row_xmin) says whether a live row's xmin is visible in the
+ * coordinate's snapshot: true (the row is the key's state as of the coordinate: every write of a key takes the row
+ * lock or the unique index entry of the one before, so no write the coordinate cannot see can come before a write
+ * it sees), false (the key changed since: the history has the image), or null when this cannot be told from
+ * the xid alone (a subtransaction's xid that pg_subtrans can no longer map to its top transaction, a coordinate more
+ * than 2^31 transactions old): the generated read then asks the history, as the SQL path always does.
+ */
+#include "postgres.h"
+
+#include "access/subtrans.h"
+#include "access/transam.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "nodes/makefuncs.h"
+#include "nodes/pg_list.h"
+#include "parser/parse_func.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgrprotos.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+#include "utils/xid8.h"
+
+/* The layout of PostgreSQL's pg_snapshot (src/backend/utils/adt/xid8funcs.c, unchanged since PostgreSQL 13). */
+typedef struct GnSnapshot
+{
+	int32		vl_len_;
+	uint32		nxip;
+	FullTransactionId xmin;
+	FullTransactionId xmax;
+	FullTransactionId xip[FLEXIBLE_ARRAY_MEMBER];
+} GnSnapshot;
+
+/* One parsed coordinate. */
+typedef struct CachedCoordinate
+{
+	char	   *text;			/* the coordinate, in TopMemoryContext; NULL: unused entry */
+	int			len;
+	uint64		track_xid;
+	int32		table_id;
+	bool		fast_form;		/* canonical v2 form: the fast path may take it */
+	int64		incarnation;
+	uint64		xmin;
+	uint64		xmax;
+	int			snap_offset;	/* where the snapshot's text starts (fast form only) */
+	GnSnapshot *snap;			/* the parsed snapshot (fast form only, parsed on first use), in TopMemoryContext */
+	/* the full check accepted it for this transaction and active snapshot (slow path only) */
+	bool		checked;
+	LocalTransactionId checked_lxid;
+	TransactionId checked_xmin;
+	TransactionId checked_xmax;
+	uint32		checked_xcnt;
+	CommandId	checked_cid;
+	GnSnapshot *checked_snap;
+} CachedCoordinate;
+
+#define COORD_CACHE_SIZE 16
+static CachedCoordinate coord_cache[COORD_CACHE_SIZE];
+static int	coord_next = 0;
+
+PG_FUNCTION_INFO_V1(gnomon_read_snapshot_c);
+PG_FUNCTION_INFO_V1(gnomon_row_visible_c);
+
+/* A 32-bit xid as a 64-bit one, taking the epoch from the next xid (exact for every xid within 2^32 of it). */
+static uint64
+widen_xid(TransactionId xid, FullTransactionId next)
+{
+	uint64		epoch = EpochFromFullTransactionId(next);
+
+	if (xid > XidFromFullTransactionId(next) && epoch > 0)
+		epoch--;
+	return (epoch << 32) | xid;
+}
+
+/* The current incarnation as gnomon.incarnation() computes it: microseconds since 1970 of the bgwriter's reset. */
+static int64
+current_incarnation(void)
+{
+	TimestampTz ts = DatumGetTimestampTz(DirectFunctionCall1(pg_stat_get_bgwriter_stat_reset_time, (Datum) 0));
+
+	return (int64) ts + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+}
+
+/* Reads [1-9][0-9]* up to the stop character; false when the text is not that or overflows 2^63 - 1. */
+static bool
+canonical_number(const char **p, const char *end, char stop, uint64 *out)
+{
+	const char *s = *p;
+	uint64		v = 0;
+
+	if (s >= end || *s < '1' || *s > '9')
+		return false;
+	while (s < end && *s >= '0' && *s <= '9')
+	{
+		if (v > (PG_INT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (*s - '0');
+		s++;
+	}
+	if (stop != '\0' && (s >= end || *s != stop))
+		return false;
+	*p = s;
+	*out = v;
+	return true;
+}
+
+/*
+ * Whether the text has the fast path's form, '^v2:[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*:([1-9][0-9]*(,[1-9][0-9]*)*)?$'
+ * (numbers too large for a transaction id excepted: the SQL fast path fails its comparisons for them), and its parts.
+ */
+static bool
+parse_fast_form(const char *s, int len, int64 *incarnation, uint64 *xmin, uint64 *xmax, const char **snaptext)
+{
+	const char *p = s;
+	const char *end = s + len;
+	uint64		v;
+
+	if (len < 3 || memcmp(s, "v2:", 3) != 0)
+		return false;
+	p += 3;
+	if (!canonical_number(&p, end, ':', &v))
+		return false;
+	*incarnation = (int64) v;
+	p++;
+	*snaptext = p;
+	if (!canonical_number(&p, end, ':', xmin))
+		return false;
+	p++;
+	if (!canonical_number(&p, end, ':', xmax))
+		return false;
+	p++;
+	if (p == end)
+		return true;
+	for (;;)
+	{
+		if (!canonical_number(&p, end, '\0', &v))
+			return false;
+		if (p == end)
+			return true;
+		if (*p != ',')
+			return false;
+		p++;
+	}
+}
+
+static Oid
+gnomon_function(const char *name, int nargs, Oid *argtypes)
+{
+	return LookupFuncName(list_make2(makeString("gnomon"), makeString(pstrdup(name))), nargs, argtypes, false);
+}
+
+/* The full check, in SQL: gnomon.check_read(gnomon.parse_coordinate(coordinate), table_id). Raises its errors. */
+static Datum
+full_check(text *coordinate, int32 table_id)
+{
+	Oid			parse_args[1] = {TEXTOID};
+	Oid			check_args[2] = {PG_SNAPSHOTOID, INT4OID};
+	Oid			check_oid = gnomon_function("check_read", 2, check_args);
+	LOCAL_FCINFO(fcinfo, 2);
+	FmgrInfo	flinfo;
+	Datum		snap = (Datum) 0;
+	bool		snap_null = true;
+	Datum		result;
+
+	if (coordinate != NULL)
+	{
+		Oid			parse_oid = gnomon_function("parse_coordinate", 1, parse_args);
+
+		/* (strict: never called with a null) */
+		snap = OidFunctionCall1(parse_oid, PointerGetDatum(coordinate));
+		snap_null = false;
+	}
+	fmgr_info(check_oid, &flinfo);
+	InitFunctionCallInfoData(*fcinfo, &flinfo, 2, InvalidOid, NULL, NULL);
+	fcinfo->args[0].value = snap;
+	fcinfo->args[0].isnull = snap_null;
+	fcinfo->args[1].value = Int32GetDatum(table_id);
+	fcinfo->args[1].isnull = false;
+	result = FunctionCallInvoke(fcinfo);
+	if (fcinfo->isnull)
+		elog(ERROR, "gnomon.check_read returned null");
+	return result;
+}
+
+static GnSnapshot *
+copy_snapshot(GnSnapshot *s, MemoryContext cxt)
+{
+	GnSnapshot *copy = MemoryContextAlloc(cxt, VARSIZE(s));
+
+	memcpy(copy, s, VARSIZE(s));
+	return copy;
+}
+
+/* The cache entry of a coordinate (parsed on a miss); never NULL. */
+static CachedCoordinate *
+lookup_coordinate(text *coordinate, uint64 track_xid, int32 table_id)
+{
+	const char *s = VARDATA_ANY(coordinate);
+	int			len = VARSIZE_ANY_EXHDR(coordinate);
+	CachedCoordinate *e;
+	int			i;
+	const char *snaptext = NULL;
+
+	for (i = 0; i < COORD_CACHE_SIZE; i++)
+	{
+		e = &coord_cache[i];
+		if (e->text != NULL && e->len == len && e->table_id == table_id && e->track_xid == track_xid
+			&& memcmp(e->text, s, len) == 0)
+			return e;
+	}
+	e = &coord_cache[coord_next];
+	coord_next = (coord_next + 1) % COORD_CACHE_SIZE;
+	if (e->text != NULL)
+		pfree(e->text);
+	if (e->snap != NULL)
+		pfree(e->snap);
+	if (e->checked_snap != NULL)
+		pfree(e->checked_snap);
+	memset(e, 0, sizeof(*e));
+	e->fast_form = parse_fast_form(s, len, &e->incarnation, &e->xmin, &e->xmax, &snaptext);
+	if (e->fast_form)
+		e->snap_offset = snaptext - s;
+	e->text = MemoryContextAlloc(TopMemoryContext, len > 0 ? len : 1);
+	memcpy(e->text, s, len);
+	e->len = len;
+	e->track_xid = track_xid;
+	e->table_id = table_id;
+	return e;
+}
+
+/* The checked snapshot of a coordinate for an as-of read (exactly gnomon.read_snapshot's result and errors). */
+static GnSnapshot *
+resolve(text *coordinate, uint64 track_xid, int32 table_id)
+{
+	CachedCoordinate *e;
+	Snapshot	active;
+	FullTransactionId next;
+	Datum		checked;
+
+	if (coordinate == NULL)
+		return (GnSnapshot *) DatumGetPointer(full_check(NULL, table_id));
+	e = lookup_coordinate(coordinate, track_xid, table_id);
+	active = ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
+	if (active != NULL && e->fast_form && track_xid < e->xmin && e->xmin <= e->xmax)
+	{
+		next = ReadNextFullTransactionId();
+		if (e->xmax <= widen_xid(active->xmin, next) && e->incarnation == current_incarnation())
+		{
+			if (e->snap == NULL)
+			{
+				/* the snapshot's own input function, as the SQL fast path's cast, and only where that cast runs
+				 * (22P02 for a bad list of transactions in progress, as there) */
+				char	   *cstr = pnstrdup(e->text + e->snap_offset, e->len - e->snap_offset);
+				Datum		parsed = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(cstr));
+
+				e->snap = copy_snapshot((GnSnapshot *) DatumGetPointer(parsed), TopMemoryContext);
+			}
+			return e->snap;
+		}
+	}
+	if (active != NULL && e->checked && e->checked_lxid == MyProc->lxid && e->checked_xmin == active->xmin
+		&& e->checked_xmax == active->xmax && e->checked_xcnt == active->xcnt && e->checked_cid == active->curcid)
+		return e->checked_snap;
+	checked = full_check(coordinate, table_id);
+	if (active != NULL)
+	{
+		if (e->checked_snap != NULL)
+			pfree(e->checked_snap);
+		e->checked_snap = copy_snapshot((GnSnapshot *) PG_DETOAST_DATUM(checked), TopMemoryContext);
+		e->checked = true;
+		e->checked_lxid = MyProc->lxid;
+		e->checked_xmin = active->xmin;
+		e->checked_xmax = active->xmax;
+		e->checked_xcnt = active->xcnt;
+		e->checked_cid = active->curcid;
+		return e->checked_snap;
+	}
+	return (GnSnapshot *) PG_DETOAST_DATUM(checked);
+}
+
+/* gnomon.read_snapshot_c(coordinate text, track_xid xid8, table_id integer) returns pg_snapshot */
+Datum
+gnomon_read_snapshot_c(PG_FUNCTION_ARGS)
+{
+	text	   *coordinate = PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0);
+	GnSnapshot *s = resolve(coordinate, U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(1)), PG_GETARG_INT32(2));
+
+	PG_RETURN_POINTER(copy_snapshot(s, CurrentMemoryContext));
+}
+
+static bool
+in_progress(GnSnapshot *s, uint64 xid)
+{
+	int			lo = 0;
+	int			hi = (int) s->nxip - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+		uint64		v = U64FromFullTransactionId(s->xip[mid]);
+
+		if (v == xid)
+			return true;
+		if (v < xid)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+/*
+ * gnomon.row_visible_c(coordinate text, track_xid xid8, table_id integer, row_xmin xid) returns boolean: whether the
+ * live row a read found was written by a transaction the coordinate sees (null: unknown, ask the history).
+ * The row is visible to the reader, so its xmin committed, or is the reader's own transaction (which no coordinate
+ * captured by another transaction sees, and which gnomon.coordinate() lists as in progress).
+ */
+Datum
+gnomon_row_visible_c(PG_FUNCTION_ARGS)
+{
+	text	   *coordinate = PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0);
+	GnSnapshot *s = resolve(coordinate, U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(1)), PG_GETARG_INT32(2));
+	TransactionId x;
+	FullTransactionId next;
+	uint64		smin = U64FromFullTransactionId(s->xmin);
+	uint64		smax = U64FromFullTransactionId(s->xmax);
+	uint64		fx;
+	TransactionId top;
+
+	if (PG_ARGISNULL(3))
+		PG_RETURN_NULL();
+	x = DatumGetTransactionId(PG_GETARG_DATUM(3));
+	/* frozen by a release before 9.4, or written at bootstrap: older than any tracking */
+	if (x == FrozenTransactionId || x == BootstrapTransactionId)
+		PG_RETURN_BOOL(true);
+	if (!TransactionIdIsNormal(x))
+		PG_RETURN_NULL();
+	next = ReadNextFullTransactionId();
+	/*
+	 * Widened from the next xid, a frozen row's xmin may be 2^32 (or more) newer than the real one; the real one is then
+	 * older still, so every "visible" below holds for it too, as long as the coordinate's own range lies within 2^31
+	 * of the next xid (then any xid at or above the coordinate's xmin is too, and widens exactly).
+	 */
+	if (U64FromFullTransactionId(next) - smax >= (UINT64CONST(1) << 31))
+		PG_RETURN_NULL();
+	fx = widen_xid(x, next);
+	if (fx < smin)
+		PG_RETURN_BOOL(true);
+	if (fx >= smax || in_progress(s, fx))
+		PG_RETURN_BOOL(false);
+	/* in [xmin, xmax) and not listed: a top transaction that ended before the coordinate, or a subtransaction of one
+	 * that the coordinate lists; pg_subtrans knows, for xids at or above this transaction's xmin */
+	top = x;
+	for (;;)
+	{
+		TransactionId parent;
+
+		if (!TransactionIdFollowsOrEquals(top, TransactionXmin))
+			PG_RETURN_NULL();
+		parent = SubTransGetParent(top);
+		if (!TransactionIdIsValid(parent))
+			break;
+		top = parent;
+	}
+	if (top == x)
+		PG_RETURN_BOOL(true);
+	fx = widen_xid(top, next);
+	PG_RETURN_BOOL(!(fx >= smin && in_progress(s, fx)));
+}
+
+PG_FUNCTION_INFO_V1(gnomon_read_xmin_c);
+PG_FUNCTION_INFO_V1(gnomon_xid_invisible_c);
+
+/* gnomon.read_xmin_c(coordinate text, track_xid xid8, table_id integer) returns xid8: pg_snapshot_xmin of
+ * gnomon.read_snapshot_c, without copying the snapshot */
+Datum
+gnomon_read_xmin_c(PG_FUNCTION_ARGS)
+{
+	text	   *coordinate = PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0);
+	GnSnapshot *s = resolve(coordinate, U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(1)), PG_GETARG_INT32(2));
+
+	PG_RETURN_FULLTRANSACTIONID(s->xmin);
+}
+
+/* gnomon.xid_invisible_c(coordinate text, track_xid xid8, table_id integer, xid xid8) returns boolean:
+ * not pg_visible_in_snapshot(xid, gnomon.read_snapshot_c(coordinate, track_xid, table_id)), in one call */
+Datum
+gnomon_xid_invisible_c(PG_FUNCTION_ARGS)
+{
+	text	   *coordinate = PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0);
+	GnSnapshot *s = resolve(coordinate, U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(1)), PG_GETARG_INT32(2));
+	uint64		x;
+
+	if (PG_ARGISNULL(3))
+		PG_RETURN_NULL();
+	x = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(3));
+	if (x < U64FromFullTransactionId(s->xmin))
+		PG_RETURN_BOOL(false);
+	if (x >= U64FromFullTransactionId(s->xmax))
+		PG_RETURN_BOOL(true);
+	PG_RETURN_BOOL(in_progress(s, x));
+}
+
+PG_FUNCTION_INFO_V1(gnomon_row_current_c);
+PG_FUNCTION_INFO_V1(gnomon_first_invisible_c);
+
+/* Calls a table's helper gnomon_t.<base>_as_of_h(keys..., before_vid, coordinate): whether the key has no version
+ * the coordinate cannot see below before_vid. The keys are this call's arguments from first_key on. */
+static bool
+call_helper(FunctionCallInfo fcinfo, Oid helper, int first_key, int64 before_vid)
+{
+	FmgrInfo   *fi = (FmgrInfo *) fcinfo->flinfo->fn_extra;
+	int			nkeys = PG_NARGS() - first_key;
+	LOCAL_FCINFO(h, FUNC_MAX_ARGS);
+	Datum		result;
+	int			i;
+
+	if (nkeys < 1 || nkeys + 2 > FUNC_MAX_ARGS)
+		elog(ERROR, "gnomon: an as-of helper takes 1 to %d key columns, not %d", FUNC_MAX_ARGS - 2, nkeys);
+	if (fi == NULL || fi->fn_oid != helper)
+	{
+		fi = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(FmgrInfo));
+		fmgr_info_cxt(helper, fi, fcinfo->flinfo->fn_mcxt);
+		fcinfo->flinfo->fn_extra = fi;
+	}
+	InitFunctionCallInfoData(*h, fi, nkeys + 2, InvalidOid, NULL, NULL);
+	for (i = 0; i < nkeys; i++)
+		h->args[i] = fcinfo->args[first_key + i];
+	h->args[nkeys].value = Int64GetDatum(before_vid);
+	h->args[nkeys].isnull = false;
+	h->args[nkeys + 1] = fcinfo->args[0];
+	result = FunctionCallInvoke(h);
+	return !h->isnull && DatumGetBool(result);
+}
+
+/*
+ * gnomon.row_current_c(coordinate text, track_xid xid8, table_id integer, row_xmin xid, helper oid,
+ * VARIADIC keys "any") returns boolean: true when gnomon.row_visible_c finds the row's xmin visible; otherwise the
+ * table's helper for the row's key (no version the coordinate cannot see), the SQL path's test. An invisible xmin
+ * is not enough to drop the row: a table rewrite (ALTER TABLE ... ADD COLUMN with a volatile default, SET LOGGED)
+ * gives every row the rewriting transaction's xmin and writes no version. One call in the generated read's live arm.
+ */
+Datum
+gnomon_row_current_c(PG_FUNCTION_ARGS)
+{
+	Datum		v;
+
+	/* (row_visible_c reads only its first four arguments) */
+	v = gnomon_row_visible_c(fcinfo);
+	if (!fcinfo->isnull && DatumGetBool(v))
+		return v;
+	fcinfo->isnull = false;
+	PG_RETURN_BOOL(call_helper(fcinfo, PG_GETARG_OID(4), 5, PG_INT64_MAX));
+}
+
+/*
+ * gnomon.first_invisible_c(coordinate text, track_xid xid8, table_id integer, g_xid xid8, g_op "char", g_vid bigint,
+ * helper oid, VARIADIC keys "any") returns boolean: whether a history version is the first of its key that the
+ * coordinate cannot see, and not an insert (its image is then the key's state as of the coordinate). One call in the
+ * generated read's history arm.
+ */
+Datum
+gnomon_first_invisible_c(PG_FUNCTION_ARGS)
+{
+	text	   *coordinate = PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0);
+	GnSnapshot *s = resolve(coordinate, U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(1)), PG_GETARG_INT32(2));
+	uint64		x;
+
+	if (PG_ARGISNULL(3) || PG_ARGISNULL(4) || PG_ARGISNULL(5))
+		PG_RETURN_NULL();
+	x = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(3));
+	if (x < U64FromFullTransactionId(s->xmin))
+		PG_RETURN_BOOL(false);
+	if (x < U64FromFullTransactionId(s->xmax) && !in_progress(s, x))
+		PG_RETURN_BOOL(false);
+	if (PG_GETARG_CHAR(4) == 'I')
+		PG_RETURN_BOOL(false);
+	PG_RETURN_BOOL(call_helper(fcinfo, PG_GETARG_OID(6), 7, PG_GETARG_INT64(5)));
+}

@@ -1,0 +1,265 @@
+package io.gnomon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The C module's as-of read path against the SQL path and the truth, seeded ({@code -Dgnomon.seed=N} replays).
+ * Writers on several connections keep transactions open across each other's statements (so coordinates list
+ * transactions in progress), write every statement inside a savepoint (so live rows carry subtransaction xids as
+ * their xmin; some savepoints roll back), insert, update, delete and change keys; one transaction stays open for
+ * long stretches, so readers' xmin stays low and {@code gnomon.row_visible_c} asks pg_subtrans. Snapshot reads are
+ * logged at REPEATABLE READ with their coordinate (the truth). Every logged read must come back exactly through the C
+ * path (a scan, and point reads of every key with a generic plan) and through the SQL path (the function
+ * {@code gnomon.use_c_module(false)} generates, kept under another name), right after the capture and at the end;
+ * and for every live row, {@code row_visible_c} true must mean the row is the key's state at the coordinate, false
+ * that the history holds a version of the key the coordinate cannot see.
+ */
+class AsOfCReadPropertyCIT extends GnomonIT {
+  private static final int KEYS = 40;
+  private static final int WRITERS = 3;
+
+  @Override
+  boolean cWritePath() {
+    return true;
+  }
+
+  private record Read(String coordinate, TreeMap<Integer, Integer> rows) {}
+
+  private final int[] outcomes = new int[3]; // row_visible_c: true, false, null
+
+  @Test
+  void cPathReadsEveryCoordinateAsTheSqlPathAndTheTruth() throws Exception {
+    long seed = Seeds.seed();
+    System.out.println("AsOfCReadPropertyCIT seed=" + seed + " (replay with -Dgnomon.seed=" + seed + ")");
+    Random random = new Random(seed);
+    sql("create table kv (k int primary key, v int not null)",
+        "insert into kv select g, g from generate_series(1, " + (KEYS / 2) + ") g");
+    gnomon().track("public.kv");
+    // the SQL path's read, kept beside the C path's under another name
+    sql("select gnomon.use_c_module(false)");
+    String def = one("select pg_get_functiondef('gnomon_t.kv_as_of(text)'::regprocedure)");
+    sql(def.replace("gnomon_t.kv_as_of(", "public.kv_as_of_sql("));
+    sql("select gnomon.use_c_module(true, '" + cLibrary() + "')");
+    assertTrue(one("select pg_get_functiondef('gnomon_t.kv_as_of(text)'::regprocedure)").contains("row_current_c"),
+        "the C path's read is not installed");
+    String tableId = one("select table_id from gnomon.tracked_table where table_name = 'kv'");
+    String trackXid = one("select track_xid from gnomon.tracked_table where table_name = 'kv'");
+
+    List<Read> reads = new ArrayList<>();
+    int checked = 0;
+    List<Connection> writers = new ArrayList<>();
+    try (Connection reader = connect(); Connection longTx = connect()) {
+      for (int i = 0; i < WRITERS; i++) {
+        Connection w = connect();
+        writers.add(w);
+        try (Statement st = w.createStatement()) {
+          // a key another open transaction wrote: give up, never wait (set before the first transaction, so that no
+          // rollback undoes it)
+          st.execute("set lock_timeout = '50ms'");
+        }
+        w.setAutoCommit(false);
+      }
+      longTx.setAutoCommit(false);
+      boolean longOpen = false;
+      int[] savepoints = new int[WRITERS];
+      for (int step = 0; step < 260; step++) {
+        int op = random.nextInt(20);
+        if (op < 11) {
+          int w = random.nextInt(WRITERS);
+          write(writers.get(w), random, "s" + (savepoints[w]++));
+        } else if (op < 14) {
+          Connection w = writers.get(random.nextInt(WRITERS));
+          if (random.nextInt(4) == 0) {
+            w.rollback();
+          } else {
+            w.commit();
+          }
+        } else if (op == 14) {
+          if (longOpen && random.nextBoolean()) {
+            longTx.commit();
+            longOpen = false;
+          } else {
+            try (Statement st = longTx.createStatement()) {
+              st.execute("select pg_current_xact_id()"); // holds an xid: the readers' xmin stays at or below it
+            }
+            longOpen = true;
+          }
+        } else {
+          Read r = capture(reader);
+          reads.add(r);
+          checked += verify(reader, r, tableId, trackXid, random);
+        }
+      }
+      for (Connection w : writers) {
+        w.commit();
+      }
+      longTx.commit();
+      for (Read r : reads) {
+        checked += verify(reader, r, tableId, trackXid, random);
+      }
+    } finally {
+      for (Connection w : writers) {
+        w.close();
+      }
+    }
+    System.out.println("AsOfCReadPropertyCIT: " + reads.size() + " reads, " + checked + " point reads compared;"
+        + " row_visible_c true " + outcomes[0] + ", false " + outcomes[1] + ", null (asked the history) " + outcomes[2]);
+    assertTrue(reads.size() > 20, "the seed logged too few reads: " + reads.size());
+    assertTrue(outcomes[0] > 0 && outcomes[1] > 0, "the seed exercised too few outcomes of row_visible_c");
+  }
+
+  /**
+   * A table rewrite (ADD COLUMN with a volatile default) gives every row the rewriting transaction's xmin and writes no
+   * version: the C path must still read the rows as of before it from the live table, as the SQL path does.
+   */
+  @Test
+  void aTableRewriteKeepsThePastRows() throws Exception {
+    sql("create table rw (id int primary key, v int not null)",
+        "insert into rw select g, g from generate_series(1, 5) g");
+    gnomon().track("public.rw");
+    String before = one("select gnomon.coordinate()");
+    sql("update rw set v = 100 where id = 2", "delete from rw where id = 4",
+        "alter table rw add column r float8 default random()");
+    try (Connection c = connect()) {
+      TreeMap<Integer, Integer> expected = new TreeMap<>(java.util.Map.of(1, 1, 2, 2, 3, 3, 4, 4, 5, 5));
+      assertEquals(expected, scan(c, "select id, v from gnomon_t.rw_as_of(?)", before), "C path scan after a rewrite");
+      try (PreparedStatement ps = c.prepareStatement("select v from gnomon_t.rw_as_of(?) where id = ?")) {
+        for (int k = 0; k <= 6; k++) {
+          assertEquals(expected.get(k), point(ps, before, k), "C path point read of key " + k + " after a rewrite");
+        }
+      }
+    }
+  }
+
+  /** One statement in its own savepoint (the row's xmin is then a subtransaction's xid), sometimes rolled back. */
+  private static void write(Connection c, Random random, String savepoint) throws SQLException {
+    int k = 1 + random.nextInt(KEYS);
+    String sql = switch (random.nextInt(6)) {
+      case 0 -> "insert into kv values (" + k + ", " + random.nextInt(1000) + ") on conflict (k) do nothing";
+      case 1 -> "delete from kv where k = " + k;
+      case 2 -> "update kv set k = " + (1 + random.nextInt(KEYS)) + " where k = " + k;
+      default -> "update kv set v = v + " + (1 + random.nextInt(9)) + " where k = " + k;
+    };
+    try (Statement st = c.createStatement()) {
+      st.execute("savepoint " + savepoint);
+      try {
+        st.execute(sql);
+        st.execute(random.nextInt(5) == 0 ? "rollback to savepoint " + savepoint : "release savepoint " + savepoint);
+      } catch (SQLException e) {
+        // a row lock held by another open transaction (55P03) or a key taken (23505): undo the statement only
+        if (!"55P03".equals(e.getSQLState()) && !"23505".equals(e.getSQLState())) {
+          throw e;
+        }
+        st.execute("rollback to savepoint " + savepoint);
+      }
+    }
+  }
+
+  /** A snapshot read: the coordinate and the table in the same REPEATABLE READ transaction. */
+  private static Read capture(Connection c) throws SQLException {
+    c.setAutoCommit(false);
+    c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+    try (Statement st = c.createStatement()) {
+      String coordinate;
+      try (ResultSet rs = st.executeQuery("select gnomon.coordinate()")) {
+        rs.next();
+        coordinate = rs.getString(1);
+      }
+      TreeMap<Integer, Integer> rows = new TreeMap<>();
+      try (ResultSet rs = st.executeQuery("select k, v from kv")) {
+        while (rs.next()) {
+          rows.put(rs.getInt(1), rs.getInt(2));
+        }
+      }
+      c.commit();
+      return new Read(coordinate, rows);
+    } finally {
+      c.setAutoCommit(true);
+      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+    }
+  }
+
+  private int verify(Connection c, Read r, String tableId, String trackXid, Random random) throws SQLException {
+    assertEquals(r.rows(), scan(c, "select k, v from gnomon_t.kv_as_of(?)", r.coordinate()), "C path scan as of " + r.coordinate());
+    assertEquals(r.rows(), scan(c, "select k, v from public.kv_as_of_sql(?)", r.coordinate()), "SQL path scan as of " + r.coordinate());
+    int n = 0;
+    try (Statement st = c.createStatement()) {
+      st.execute("set plan_cache_mode = force_generic_plan");
+    }
+    try (PreparedStatement cp = c.prepareStatement("select v from gnomon_t.kv_as_of(?) where k = ?");
+        PreparedStatement sp = c.prepareStatement("select v from public.kv_as_of_sql(?) where k = ?")) {
+      for (int k = 0; k <= KEYS + 1; k++) {
+        int key = random.nextBoolean() ? k : KEYS + 1 - k;
+        assertEquals(r.rows().get(key), point(cp, r.coordinate(), key), "C path point read of key " + key + " as of " + r.coordinate());
+        assertEquals(r.rows().get(key), point(sp, r.coordinate(), key), "SQL path point read of key " + key + " as of " + r.coordinate());
+        n++;
+      }
+    } finally {
+      try (Statement st = c.createStatement()) {
+        st.execute("reset plan_cache_mode");
+      }
+    }
+    // the C test itself, row by row: true means the live row is the state as of the coordinate; false, that the
+    // history holds a version of the key the coordinate cannot see
+    try (PreparedStatement ps = c.prepareStatement(
+        "select l.k, l.v, gnomon.row_visible_c(?, '" + trackXid + "'::xid8, " + tableId + ", l.xmin),"
+            + " gnomon_t.kv_as_of_h(l.k, 9223372036854775807, ?)"
+            + " from kv l")) {
+      ps.setString(1, r.coordinate());
+      ps.setString(2, r.coordinate());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int k = rs.getInt(1);
+          boolean visible = rs.getBoolean(3);
+          boolean unknown = rs.wasNull();
+          boolean unchanged = rs.getBoolean(4);
+          if (unknown) {
+            outcomes[2]++;
+          } else if (visible) {
+            outcomes[0]++;
+            assertEquals(r.rows().get(k), (Integer) rs.getInt(2), "row_visible_c says the live row of key " + k
+                + " is its state as of " + r.coordinate());
+            assertTrue(unchanged, "row_visible_c true, but the history has a version of key " + k + " invisible at " + r.coordinate());
+          } else {
+            outcomes[1]++;
+            assertTrue(!unchanged, "row_visible_c false, but no version of key " + k + " is invisible at " + r.coordinate());
+          }
+        }
+      }
+    }
+    return n;
+  }
+
+  private static TreeMap<Integer, Integer> scan(Connection c, String query, String coordinate) throws SQLException {
+    TreeMap<Integer, Integer> rows = new TreeMap<>();
+    try (PreparedStatement ps = c.prepareStatement(query)) {
+      ps.setString(1, coordinate);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows.put(rs.getInt(1), rs.getInt(2));
+        }
+      }
+    }
+    return rows;
+  }
+
+  private static Integer point(PreparedStatement ps, String coordinate, int key) throws SQLException {
+    ps.setString(1, coordinate);
+    ps.setInt(2, key);
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getInt(1) : null;
+    }
+  }
+}
