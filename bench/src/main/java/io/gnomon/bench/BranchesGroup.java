@@ -43,12 +43,15 @@ final class BranchesGroup {
         List<Metric> depth1 = reads.depth1VsMain();
         List<Metric> depth4 = reads.depth4VsDepth1();
         reads.explain();
+        // the optional C module's branch read, in the same database, then disabled again for the writes
+        List<List<Metric>> cReads = reads.cPath();
         log.log("load before the writes: %.2f", Machine.load());
         BranchWrites writes = new BranchWrites(b);
         List<Metric> updates = writes.updates();
         List<Metric> create = writes.createVsInsert();
         rows.add(depth1.get(0));
         rows.add(depth4.get(0));
+        cReads.forEach(m -> rows.add(m.get(0)));
         rows.add(updates.get(0));
         rows.add(updates.get(1));
         rows.add(create.get(0));
@@ -63,6 +66,7 @@ final class BranchesGroup {
         // the evidence behind them
         rows.addAll(depth1.subList(1, depth1.size()));
         rows.addAll(depth4.subList(1, depth4.size()));
+        cReads.forEach(m -> rows.addAll(m.subList(1, m.size())));
         rows.addAll(updates.subList(2, updates.size()));
         rows.addAll(create.subList(1, create.size()));
         rows.add(many.get(3));
