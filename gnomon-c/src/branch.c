@@ -92,6 +92,7 @@ typedef struct BranchTable
 static HTAB *branch_tables = NULL;
 static Oid	branch_catalog_pkey = InvalidOid;
 static Oid	branch_catalog = InvalidOid;
+static AttrNumber branch_chain_att, branch_snaps_att, branch_main_snap_att;
 
 static void
 invalidate_branch_tables(Datum arg, Oid relid)
@@ -289,6 +290,9 @@ branch_catalog_index(void)
 		branch_catalog_pkey = get_relname_relid("branch_pkey", ns);
 		if (!OidIsValid(branch_catalog) || !OidIsValid(branch_catalog_pkey))
 			elog(ERROR, "gnomon: gnomon.branch or its primary key is missing");
+		branch_chain_att = get_attnum(branch_catalog, "chain");
+		branch_snaps_att = get_attnum(branch_catalog, "snaps");
+		branch_main_snap_att = get_attnum(branch_catalog, "main_snap");
 	}
 	return branch_catalog_pkey;
 }
@@ -327,9 +331,9 @@ load_point(MemoryContext mcxt)
 	{
 		TupleDesc	td = RelationGetDescr(rel);
 		bool		isnull;
-		Datum		chain = slot_getattr(slot, get_attnum(branch_catalog, "chain"), &isnull);
-		Datum		snaps = slot_getattr(slot, get_attnum(branch_catalog, "snaps"), &isnull);
-		Datum		msnap = slot_getattr(slot, get_attnum(branch_catalog, "main_snap"), &isnull);
+		Datum		chain = slot_getattr(slot, branch_chain_att, &isnull);
+		Datum		snaps = slot_getattr(slot, branch_snaps_att, &isnull);
+		Datum		msnap = slot_getattr(slot, branch_main_snap_att, &isnull);
 		Datum	   *celems;
 		bool	   *cnulls;
 		bool	   *snulls;
@@ -358,8 +362,9 @@ load_point(MemoryContext mcxt)
 	MemoryContextSwitchTo(old);
 	index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
-	table_close(rel, AccessShareLock);
-	index_close(irel, AccessShareLock);
+	/* (the locks are kept until the transaction ends, as the executor keeps its own) */
+	table_close(rel, NoLock);
+	index_close(irel, NoLock);
 	if (!found)
 	{
 		/* GN050 (dropped) */
@@ -466,8 +471,8 @@ resolve_key(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
 		}
 		index_endscan(scan);
 		ExecDropSingleTupleTableSlot(slot);
-		index_close(irel, AccessShareLock);
-		table_close(rel, AccessShareLock);
+		index_close(irel, NoLock);
+		table_close(rel, NoLock);
 	}
 	if (best_level != INT_MAX)
 	{
@@ -508,8 +513,8 @@ resolve_key(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
 			}
 			index_endscan(scan);
 			ExecDropSingleTupleTableSlot(slot);
-			index_close(irel, AccessShareLock);
-			table_close(rel, AccessShareLock);
+			index_close(irel, NoLock);
+			table_close(rel, NoLock);
 		}
 		return;
 	}
@@ -544,21 +549,21 @@ resolve_key(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
 		}
 		index_endscan(scan);
 		ExecDropSingleTupleTableSlot(slot);
-		index_close(irel, AccessShareLock);
-		table_close(rel, AccessShareLock);
+		index_close(irel, NoLock);
+		table_close(rel, NoLock);
 	}
 }
 
 PG_FUNCTION_INFO_V1(gnomon_branch_pick);
 
 /*
- * gnomon.branch_pick_c(table_id integer, place integer, branch integer, id bigint, VARIADIC key "any") returns
- * boolean: whether the row of `place` holds the key's state on the selected branch (see the top), and is not a
- * deletion:
+ * gnomon.branch_pick_c(table_id integer, place integer, branch integer, id bigint, no_row boolean,
+ *                      VARIADIC key "any") returns boolean:
+ * whether the row of `place` holds the key's state on the selected branch (see the top) and is a row (no_row false):
  *   place 0: main's live row (branch and id unused);
- *   place 1: a branch row of branch `branch` (0 for a tombstone: never picked, though it still hides the key);
- *   place 2: a branch history row of branch `branch`, version `id` (0 when its image is no row: never picked);
- *   place 3: a version of main's history, `id` its g_vid (0 for an insert, whose image is no row: never picked).
+ *   place 1: a branch row of branch `branch` (no_row: a tombstone, never picked, though it still hides the key);
+ *   place 2: a branch history row of branch `branch`, version `id` (no_row: its image is no row);
+ *   place 3: a version of main's history, `id` its g_vid (no_row: an insert, whose image is no row).
  */
 Datum
 gnomon_branch_pick(PG_FUNCTION_ARGS)
@@ -569,13 +574,13 @@ gnomon_branch_pick(PG_FUNCTION_ARGS)
 	int64		id = PG_GETARG_INT64(3);
 	PickCache  *c = (PickCache *) fcinfo->flinfo->fn_extra;
 	BranchTable *t;
-	int			nkeys = PG_NARGS() - 4;
+	int			nkeys = PG_NARGS() - 5;
 	bool		same;
 
-	if ((place == 1 && branch == 0) || ((place == 2 || place == 3) && id <= 0))
+	if (PG_ARGISNULL(4) || PG_GETARG_BOOL(4))
 		PG_RETURN_BOOL(false);
 	for (int i = 0; i < nkeys; i++)
-		if (PG_ARGISNULL(4 + i))
+		if (PG_ARGISNULL(5 + i))
 			PG_RETURN_BOOL(false);	/* keys are never null */
 	t = lookup_branch_table(table_id);
 	if (nkeys != t->nkeys)
@@ -587,7 +592,7 @@ gnomon_branch_pick(PG_FUNCTION_ARGS)
 		c = palloc0(sizeof(PickCache));
 		for (int i = 0; i < nkeys; i++)
 		{
-			c->argtypes[i] = get_fn_expr_argtype(fcinfo->flinfo, 4 + i);
+			c->argtypes[i] = get_fn_expr_argtype(fcinfo->flinfo, 5 + i);
 			get_typlenbyval(c->argtypes[i], &c->typlen[i], &c->typbyval[i]);
 		}
 		MemoryContextSwitchTo(old);
@@ -613,7 +618,7 @@ gnomon_branch_pick(PG_FUNCTION_ARGS)
 	}
 	same = c->has_key;
 	for (int i = 0; same && i < nkeys; i++)
-		same = datumIsEqual(c->keys[i], PG_GETARG_DATUM(4 + i), c->typbyval[i], c->typlen[i]);
+		same = datumIsEqual(c->keys[i], PG_GETARG_DATUM(5 + i), c->typbyval[i], c->typlen[i]);
 	if (!same)
 	{
 		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
@@ -623,7 +628,7 @@ gnomon_branch_pick(PG_FUNCTION_ARGS)
 		{
 			if (c->has_key && !c->typbyval[i])
 				pfree(DatumGetPointer(c->keys[i]));
-			keys[i] = PG_GETARG_DATUM(4 + i);
+			keys[i] = PG_GETARG_DATUM(5 + i);
 			c->keys[i] = datumCopy(keys[i], c->typbyval[i], c->typlen[i]);
 		}
 		MemoryContextSwitchTo(old);

@@ -79,7 +79,7 @@ comment on function gnomon.past_snapshot(text) is 'Parses a coordinate and check
 -- Whether branch views read through the C module's gnomon.branch_pick_c (gnomon.use_c_module(true) with a library
 -- that has it).
 create or replace function gnomon.branch_c_enabled() returns boolean
-language sql stable as $$ select pg_catalog.to_regprocedure('gnomon.branch_pick_c(integer, integer, integer, bigint, "any")') is not null $$;
+language sql stable as $$ select pg_catalog.to_regprocedure('gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any")') is not null $$;
 comment on function gnomon.branch_c_enabled() is 'Whether branch views read through the optional C module (gnomon.branch_pick_c).';
 
 -- Called by gnomon.use_c_module: creates (or drops) gnomon.branch_pick_c from the library and regenerates every
@@ -91,8 +91,8 @@ begin
   if enable then
     begin
       execute format('create or replace function gnomon.branch_pick_c(table_id integer, place integer, branch integer, id bigint, '
-                     'variadic key "any") returns boolean language c stable cost 1000 as %L, %L', library, 'gnomon_branch_pick');
-      comment on function gnomon.branch_pick_c(integer, integer, integer, bigint, "any") is
+                     'no_row boolean, variadic key "any") returns boolean language c stable cost 1000 as %L, %L', library, 'gnomon_branch_pick');
+      comment on function gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any") is
         'Internal (the optional C module): whether a row of a branch view''s read holds its key''s state on the selected branch.';
     exception when undefined_function then
       raise notice 'the Gnomon C module % has no branch read (gnomon_branch_pick): branch views keep the SQL read', library;
@@ -102,7 +102,7 @@ begin
     return false;
   end if;
   if not enable then
-    drop function gnomon.branch_pick_c(integer, integer, integer, bigint, "any");
+    drop function gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any");
   end if;
   perform gnomon.install_branch_objects(t.table_id) from gnomon.tracked_table t order by t.table_id;
   return enable;
@@ -626,22 +626,23 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, keys_b, bimg, img_b, bh, r
   -- gnomon.branch_pick_c instead: one UNION ALL of main's live rows, the branch rows, the branch history and main's
   -- history, each row kept when the C function, resolving the key with direct index probes, says that place holds the
   -- key's state at the selected branch's point (gnomon-c/src/branch.c). The arms have no conditions of their own (a
-  -- tombstone, a history row whose image is no row, and main's insert version pass 0 as their id, which is never
-  -- picked), so PostgreSQL flattens the union and pushes the key condition and the pick into each scan: a point read
+  -- tombstone, a history row whose image is no row, and main's insert version are passed with g_norow, never picked
+  -- though they still decide the key), so PostgreSQL flattens the union and pushes the key condition and the pick into
+  -- each scan: a point read
   -- starts four index scans and an Append, and no sort, unique, nested loop or catalog init plan.
   if gnomon.branch_c_enabled() then
     execute format('create or replace function gnomon_t.%I() returns table (%s) language sql stable as %L',
                    gnomon.object_name(tt.base_name, '_cur'), ret_cols, format($b$
   select %1$s from (
-    select 0 as g_place, 1 as g_prune, 0 as g_br, 0::bigint as g_id, %2$s from %3$s l
+    select 0 as g_place, 1 as g_prune, 0 as g_br, 0::bigint as g_id, false as g_norow, %2$s from %3$s l
     union all
-    select 1, b.g_branch, case when b.g_del then 0 else b.g_branch end, 0::bigint, %4$s from gnomon_t.%5$I b
+    select 1, b.g_branch, b.g_branch, 0::bigint, b.g_del, %4$s from gnomon_t.%5$I b
     union all
-    select 2, h.g_branch, h.g_branch, case when h.g_del is false then h.g_vid else 0::bigint end, %6$s from gnomon_t.%7$I h
+    select 2, h.g_branch, h.g_branch, h.g_vid, h.g_del is not false, %6$s from gnomon_t.%7$I h
     union all
-    select 3, 1, 0, case when h.g_op = 'I' then 0::bigint else h.g_vid end, %6$s from %8$s h
+    select 3, 1, 0, h.g_vid, h.g_op = 'I', %6$s from %8$s h
   ) u
-  where gnomon.branch_pick_c(%9$s, u.g_place, u.g_br, u.g_id, %10$s) %11$s
+  where gnomon.branch_pick_c(%9$s, u.g_place, u.g_br, u.g_id, u.g_norow, %10$s) %11$s
 $b$,
       (select string_agg(format('u.%I', x->>'name'), ', ' order by (x->>'attnum')::int) from jsonb_array_elements(tt.columns) x),
       (select string_agg(format('l.%I', x->>'name'), ', ' order by (x->>'attnum')::int) from jsonb_array_elements(tt.columns) x),
