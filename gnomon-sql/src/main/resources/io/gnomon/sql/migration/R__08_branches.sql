@@ -104,6 +104,7 @@ begin
   if not enable then
     drop function gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any");
   end if;
+  perform gnomon.install_branch_create(case when enable then library end);
   perform gnomon.install_branch_objects(t.table_id) from gnomon.tracked_table t order by t.table_id;
   return enable;
 end $$;
@@ -129,8 +130,11 @@ comment on function gnomon.bad_branch_argument(text, boolean) is 'Internal: GN02
 -- writers, and PostgreSQL would re-read and re-plan each constraint on every INSERT), the name's unique index decides
 -- whether the name is taken (no pre-check, whose plan, cached per session, could go stale as branches pile up; no
 -- exception block, which would cost a subtransaction per create).
-create or replace function gnomon.branch_create(branch_name text, parent text default 'main', at text default null,
-                                                scratch boolean default false) returns integer
+-- This is gnomon.branch_create_sql; gnomon.branch_create is the same body (gnomon.install_branch_create), or, with the
+-- optional C module enabled, a C function that creates a logged branch of main, now, itself and calls this one for
+-- every other case (gnomon-c/src/branch_create.c).
+create or replace function gnomon.branch_create_sql(branch_name text, parent text default 'main', at text default null,
+                                                    scratch boolean default false) returns integer
 language plpgsql as $$
 declare
   p gnomon.branch;
@@ -192,6 +196,35 @@ begin
   end if;
   return id;
 end $$;
+comment on function gnomon.branch_create_sql(text, text, text, boolean) is
+  'Internal: gnomon.branch_create in PL/pgSQL (what the C module''s gnomon.branch_create calls for all but a logged branch of main, now).';
+
+-- (Re)creates gnomon.branch_create: the body of gnomon.branch_create_sql (library null), or the C module's function
+-- from library (a logged branch of main, now, without PL/pgSQL or the executor; the rest through branch_create_sql).
+-- A library without it (an older build) leaves the PL/pgSQL function. Returns whether the C function is in place.
+create or replace function gnomon.install_branch_create(library text) returns boolean
+language plpgsql as $$
+begin
+  if library is not null then
+    begin
+      execute format('create or replace function gnomon.branch_create(branch_name text, parent text default ''main'', '
+                     'at text default null, scratch boolean default false) returns integer language c as %L, %L',
+                     library, 'gnomon_branch_create');
+      return true;
+    exception when undefined_function then
+      raise notice 'the Gnomon C module % has no gnomon_branch_create: gnomon.branch_create stays in PL/pgSQL', library;
+    end;
+  end if;
+  execute format('create or replace function gnomon.branch_create(branch_name text, parent text default ''main'', '
+                 'at text default null, scratch boolean default false) returns integer language plpgsql as %L',
+                 (select f.prosrc from pg_proc f where f.oid = 'gnomon.branch_create_sql(text, text, text, boolean)'::regprocedure));
+  return false;
+end $$;
+comment on function gnomon.install_branch_create(text) is
+  'Internal: (re)creates gnomon.branch_create, in PL/pgSQL or (library) from the C module; called by gnomon.use_c_module.';
+
+select gnomon.install_branch_create(
+  (select f.probin from pg_proc f where f.oid = pg_catalog.to_regprocedure('gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any")')));
 comment on function gnomon.branch_create(text, text, text, boolean) is
   'Creates a branch of main or of a branch, at now or at a coordinate, logged or scratch; a catalog row, O(1). Returns its id.';
 
