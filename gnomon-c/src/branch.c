@@ -59,7 +59,6 @@
 #include "utils/xid8.h"
 
 #define GN_MAX_KEYS INDEX_MAX_KEYS
-#define GN_MAX_HPARTS 64
 
 /* An index probed by key (and a trailing column): its OID and, per column, the procedure of the comparison used. */
 typedef struct ProbeIndex
@@ -81,12 +80,14 @@ typedef struct BranchTable
 	ProbeIndex	b[2];			/* branch rows: [0] logged partition, [1] scratch; primary key (key, g_branch) */
 	ProbeIndex	bh[2];			/* branch history: (key, g_branch, g_vid) */
 	int			nh;
-	ProbeIndex	h[GN_MAX_HPARTS];	/* main's history partitions: (key, g_xid), the trailing proc is >= */
+	ProbeIndex *h;				/* main's history partitions: (key, g_xid), the trailing proc is >= (in
+								 * TopMemoryContext) */
 	Oid			h_parent;
 	/* attribute numbers, by name: the same in both partitions of a branch table (created with the parent) */
 	AttrNumber	b_branch, b_xid, b_cxid, b_del;
 	AttrNumber	bh_vid, bh_xid;
-	AttrNumber	h_vid[GN_MAX_HPARTS], h_xid[GN_MAX_HPARTS];
+	AttrNumber *h_vid,
+			   *h_xid;			/* per partition (in TopMemoryContext) */
 } BranchTable;
 
 static HTAB *branch_tables = NULL;
@@ -215,6 +216,9 @@ lookup_branch_table(int32 table_id)
 	fresh.nkeys = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull));
 	fresh.track_xid = U64FromFullTransactionId(DatumGetFullTransactionId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5, &isnull)));
 	fresh.h_parent = spi_oid(0, 6);
+	fresh.h = MemoryContextAllocZero(TopMemoryContext, sizeof(ProbeIndex) * (SPI_processed + 1));
+	fresh.h_vid = MemoryContextAllocZero(TopMemoryContext, sizeof(AttrNumber) * (SPI_processed + 1));
+	fresh.h_xid = MemoryContextAllocZero(TopMemoryContext, sizeof(AttrNumber) * (SPI_processed + 1));
 	if (fresh.nkeys < 1 || fresh.nkeys > GN_MAX_KEYS - 2)
 		elog(ERROR, "gnomon: table %d has %d key columns", table_id, fresh.nkeys);
 	for (uint64 i = 0; i < SPI_processed; i++)
@@ -231,8 +235,6 @@ lookup_branch_table(int32 table_id)
 			fill_probe(&fresh.bh[kind - 2], rel, idx, fresh.nkeys + 1, 0);
 		else
 		{
-			if (fresh.nh >= GN_MAX_HPARTS)
-				elog(ERROR, "gnomon: table %d has more than %d history partitions", table_id, GN_MAX_HPARTS);
 			fill_probe(&fresh.h[fresh.nh], rel, idx, fresh.nkeys, BTGreaterEqualStrategyNumber);
 			fresh.h_vid[fresh.nh] = get_attnum(rel, "g_vid");
 			fresh.h_xid[fresh.nh] = get_attnum(rel, "g_xid");
@@ -249,6 +251,12 @@ lookup_branch_table(int32 table_id)
 	fresh.valid = true;
 
 	t = (BranchTable *) hash_search(branch_tables, &table_id, HASH_ENTER, &found);
+	if (found && t->h != NULL)
+	{
+		pfree(t->h);
+		pfree(t->h_vid);
+		pfree(t->h_xid);
+	}
 	*t = fresh;
 	return t;
 }
