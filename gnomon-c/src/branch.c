@@ -44,6 +44,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "partitioning/partdesc.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -83,6 +84,8 @@ typedef struct BranchTable
 	ProbeIndex *h;				/* main's history partitions: (key, g_xid), the trailing proc is >= (in
 								 * TopMemoryContext) */
 	Oid			h_parent;
+	Oid			main_relid;		/* the tracked table, and its branch view: a reader needs SELECT on one of them */
+	Oid			view_relid;
 	/* attribute numbers, by name: the same in both partitions of a branch table (created with the parent) */
 	AttrNumber	b_branch, b_xid, b_cxid, b_del;
 	AttrNumber	bh_vid, bh_xid;
@@ -206,7 +209,8 @@ lookup_branch_table(int32 table_id)
 		"          where x.indrelid operator(pg_catalog.=) r.rel and a.amname operator(pg_catalog.=) 'btree'"
 		"            and x.indnkeyatts operator(pg_catalog.=) (t.nk operator(pg_catalog.+) case when r.kind in (2, 3) then 2 else 1 end)"
 		"          order by x.indisprimary desc, x.indexrelid limit 1),"
-		"        t.nk, t.track_xid, pg_catalog.to_regclass(pg_catalog.format('gnomon_t.%I', t.history_table))::pg_catalog.oid"
+		"        t.nk, t.track_xid, pg_catalog.to_regclass(pg_catalog.format('gnomon_t.%I', t.history_table))::pg_catalog.oid,"
+		"        t.relid, pg_catalog.to_regclass(pg_catalog.format('%I.%I', gnomon.branch_schema(t.schema_name), t.table_name))::pg_catalog.oid"
 		"   from r, t order by r.kind, r.rel",
 		1, argtypes, args, NULL, true, 0);
 	if (ret != SPI_OK_SELECT)
@@ -216,6 +220,8 @@ lookup_branch_table(int32 table_id)
 	fresh.nkeys = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull));
 	fresh.track_xid = U64FromFullTransactionId(DatumGetFullTransactionId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5, &isnull)));
 	fresh.h_parent = spi_oid(0, 6);
+	fresh.main_relid = spi_oid(0, 7);
+	fresh.view_relid = spi_oid(0, 8);
 	fresh.h = MemoryContextAllocZero(TopMemoryContext, sizeof(ProbeIndex) * (SPI_processed + 1));
 	fresh.h_vid = MemoryContextAllocZero(TopMemoryContext, sizeof(AttrNumber) * (SPI_processed + 1));
 	fresh.h_xid = MemoryContextAllocZero(TopMemoryContext, sizeof(AttrNumber) * (SPI_processed + 1));
@@ -604,6 +610,14 @@ gnomon_branch_pick(PG_FUNCTION_ARGS)
 			get_typlenbyval(c->argtypes[i], &c->typlen[i], &c->typbyval[i]);
 		}
 		MemoryContextSwitchTo(old);
+		/* it reads the table's branch rows and history directly: only for a role that may read the table or its
+		 * branch view (once per statement) */
+		if (pg_class_aclcheck(t->main_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK
+			&& (!OidIsValid(t->view_relid) || pg_class_aclcheck(t->view_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to read the branch rows of table %s", get_rel_name(t->main_relid)),
+					 errhint("Grant SELECT on the table, or on its branch view.")));
 		c->point = load_point(fcinfo->flinfo->fn_mcxt);
 		fcinfo->flinfo->fn_extra = c;
 	}

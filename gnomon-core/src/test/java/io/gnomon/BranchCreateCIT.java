@@ -82,6 +82,30 @@ class BranchCreateCIT extends GnomonIT {
     assertEquals("GN051", stateOf("select gnomon.branch_create('by_c')"));
   }
 
+  @Test
+  void theCReadNeedsTheRightToReadTheTable() throws Exception {
+    sql("create table kv (k int primary key, v int)", "insert into kv values (1, 1)",
+        "create role gn_reader", "create role gn_nobody", "grant select on kv to gn_reader");
+    gnomon().track("public.kv");
+    String id = one("select gnomon.branch_create('b1')");
+    String tid = one("select table_id from gnomon.tracked_table where table_name = 'kv'");
+    try (var c = connect(); var st = c.createStatement()) {
+      st.execute("select set_config('gnomon.branch', '" + id + "', false)");
+      st.execute("set role gn_reader");
+      try (var rs = st.executeQuery("select gnomon.branch_pick_c(" + tid + ", 0, 0, 0, false, 1)")) {
+        assertTrue(rs.next());
+        assertTrue(rs.getBoolean(1), "key 1 is main's live row on b1, for a role that may read the table");
+      }
+      st.execute("set role gn_nobody");
+      SQLException e = assertThrows(SQLException.class,
+          () -> st.executeQuery("select gnomon.branch_pick_c(" + tid + ", 0, 0, 0, false, 1)").close());
+      assertEquals("42501", e.getSQLState(), "the C function alone tells nothing to a role that cannot read the table");
+      st.execute("reset role");
+    } finally {
+      sql("drop owned by gn_reader", "drop owned by gn_nobody", "drop role gn_reader", "drop role gn_nobody");
+    }
+  }
+
   private String stateOf(String query) {
     SQLException e = assertThrows(SQLException.class, () -> one(query), query);
     return e.getSQLState();
