@@ -661,8 +661,9 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, keys_b, bimg, img_b, bh, r
   -- key's state at the selected branch's point (gnomon-c/src/branch.c). The arms have no conditions of their own (a
   -- tombstone, a history row whose image is no row, and main's insert version are passed with g_norow, never picked
   -- though they still decide the key), so PostgreSQL flattens the union and pushes the key condition and the pick into
-  -- each scan: a point read
-  -- starts four index scans and an Append, and no sort, unique, nested loop or catalog init plan.
+  -- each scan: a point read starts four index scans and an Append, and no sort, unique, nested loop or catalog init
+  -- plan. (The arms' extra columns are named g_*, like the SQL read's: a table column named g_place, g_prune, g_br,
+  -- g_id or g_norow would clash.)
   if gnomon.branch_c_enabled() then
     execute format('create or replace function gnomon_t.%I() returns table (%s) language sql stable as %L',
                    gnomon.object_name(tt.base_name, '_cur'), ret_cols, format($b$
