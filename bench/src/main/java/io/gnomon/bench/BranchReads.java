@@ -38,6 +38,39 @@ final class BranchReads {
         "depth1 (the same keys written on one level)");
   }
 
+  /**
+   * The same two comparisons with the optional C module's branch read ({@code gnomon.use_c_module(true)}: the branch
+   * views read through {@code gnomon.branch_pick_c}), in the same database and run, then the module is disabled again
+   * (the SQL read and the PL/pgSQL write triggers for everything measured after). Names end in {@code _c}. Empty, and
+   * logged, when the server cannot load the library.
+   */
+  List<List<Metric>> cPath() {
+    Connection c = b.c();
+    try {
+      Db.exec(c, "select gnomon.use_c_module(true, '" + CWriteMetrics.library().replace("'", "''") + "')");
+      if (!"t".equals(Db.text(c, "select gnomon.branch_c_enabled()"))) {
+        log.log("the C module %s has no branch read: no _c rows", CWriteMetrics.library());
+        Db.exec(c, "select gnomon.use_c_module(false)");
+        return List.of();
+      }
+    } catch (IllegalStateException e) {
+      log.log("the C module %s could not be loaded, no _c rows: %s", CWriteMetrics.library(), e.getMessage());
+      return List.of();
+    }
+    try {
+      log.log("C branch read enabled (%s)", CWriteMetrics.library());
+      List<List<Metric>> out = new ArrayList<>();
+      out.add(compare("branch_point_read_vs_main_depth1_c", "branch_point_read_depth1_c_vs_main", b.depth1(), null,
+          Target.atMost(1.15), "the branch depth1 read through the C module", "main (the tracked table)"));
+      out.add(compare("branch_point_read_depth4_vs_depth1_c", "branch_point_read_depth4_c_vs_depth1", b.depth4(),
+          b.depth1(), Target.atMost(1.05), "chain4 read through the C module", "depth1 read through the C module"));
+      explain("C read: ");
+      return out;
+    } finally {
+      Db.exec(c, "select gnomon.use_c_module(false)");
+    }
+  }
+
   private List<Metric> compare(String name, String serverName, int branch, Integer baseline, Target target,
       String what, String against) {
     List<double[]> pgbenchRuns = Paired.alternate(budget.repeats(), () -> latency(branch),
@@ -98,25 +131,29 @@ final class BranchReads {
 
   /** EXPLAIN (ANALYZE, BUFFERS) of point reads at depth 1 and 4, a key untouched and one written, and on main. */
   void explain() {
+    explain("");
+  }
+
+  private void explain(String prefix) {
     Connection c = b.c();
     int untouched = 4242;
     int written = 4200;
     String read = "select abalance from " + BranchSql.VIEW + " where aid = ";
-    log.section("main point read (the tracked table)", plan(c, "select abalance from public.pgbench_accounts"
+    log.section(prefix + "main point read (the tracked table)", plan(c, "select abalance from public.pgbench_accounts"
         + " where aid = " + untouched));
     for (int branch : List.of(b.depth1(), b.depth4())) {
       Db.exec(c, "select set_config('gnomon.branch', '" + branch + "', false)");
       try {
         // a first execution outside the plan: the catalog caches are warm, as in a running application
         Db.exec(c, read + untouched);
-        log.section(label(branch) + " point read, key untouched on the branch (aid " + untouched + ")",
+        log.section(prefix + label(branch) + " point read, key untouched on the branch (aid " + untouched + ")",
             plan(c, read + untouched));
-        log.section(label(branch) + " point read, key written on the branch (aid " + written + ")",
+        log.section(prefix + label(branch) + " point read, key written on the branch (aid " + written + ")",
             plan(c, read + written));
         Db.exec(c, "prepare bench_branch_read(int) as " + read + "$1");
         try {
           Db.exec(c, "set plan_cache_mode = force_generic_plan");
-          log.section(label(branch) + " point read, generic plan (prepared, as pgbench -M prepared runs it after"
+          log.section(prefix + label(branch) + " point read, generic plan (prepared, as pgbench -M prepared runs it after"
               + " five executions), key untouched", String.join("\n", Db.lines(c,
               "explain (analyze, buffers) execute bench_branch_read(" + untouched + ")")));
         } finally {

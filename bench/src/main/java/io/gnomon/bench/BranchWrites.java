@@ -95,6 +95,34 @@ final class BranchWrites {
 
   /** branch_create_vs_insert_commit: gnomon.branch_create against a committed single-row INSERT. */
   List<Metric> createVsInsert() {
+    return createVsInsert("", "s");
+  }
+
+  /**
+   * The same with the optional C module enabled ({@code gnomon.branch_create} is then its C function for a branch of
+   * main), in the same run; names end in {@code _c}. Empty, and logged, when the module cannot be loaded or has no
+   * C create; the module is disabled again afterwards.
+   */
+  List<Metric> createVsInsertC() {
+    try {
+      Db.exec(b.c(), "select gnomon.use_c_module(true, '" + CWriteMetrics.library().replace("'", "''") + "')");
+    } catch (IllegalStateException e) {
+      log.log("the C module %s could not be loaded, no _c create rows: %s", CWriteMetrics.library(), e.getMessage());
+      return List.of();
+    }
+    try {
+      if (!"13".equals(Db.text(b.c(), "select prolang::text from pg_proc where oid = "
+          + "'gnomon.branch_create(text, text, text, boolean)'::regprocedure"))) {
+        log.log("the C module %s has no C branch_create: no _c create rows", CWriteMetrics.library());
+        return List.of();
+      }
+      return createVsInsert("_c", "c");
+    } finally {
+      Db.exec(b.c(), "select gnomon.use_c_module(false)");
+    }
+  }
+
+  private List<Metric> createVsInsert(String suffix, String loopPrefix) {
     List<double[]> runs = Paired.alternate(budget.repeats(), () -> create(CREATE_SCRIPT, "branch_create"),
         () -> create(INSERT_SCRIPT, "insert_commit"));
     int n = Math.max(budget.serverLoop() / 25, 300);
@@ -103,7 +131,7 @@ final class BranchWrites {
     List<double[]> clock = new ArrayList<>();
     List<double[]> cpu = new ArrayList<>();
     for (int r = 0; r < budget.repeats(); r++) {
-      String prefix = "'s" + r + "_'";
+      String prefix = "'" + loopPrefix + r + "_'";
       double[] v;
       double[] base;
       if (Budget.trackedFirst(r)) {
@@ -119,14 +147,14 @@ final class BranchWrites {
       cpu.add(new double[] {v[1], base[1]});
     }
     List<Metric> out = new ArrayList<>();
-    out.add(Metric.paired("branch_create_vs_insert_commit", "us", runs, Target.atMost(1.0),
+    out.add(Metric.paired("branch_create_vs_insert_commit" + suffix, "us", runs, Target.atMost(1.0),
         "pgbench -M prepared, 1 client, " + budget.latencySeconds() + " s per run: select gnomon.branch_create(name)"
             + " against insert into a table with an identity key and a unique name (a row like a branch's), each its"
             + " own transaction; us per transaction = 1e6 / tps"));
-    out.add(Metric.paired("branch_create_server_us_vs_insert_commit", "us", clock, null,
+    out.add(Metric.paired("branch_create_server_us_vs_insert_commit" + suffix, "us", clock, null,
         n + " branch_create and " + nInsert + " INSERTs in a PL/pgSQL procedure, each committed"));
     if (cpu.stream().noneMatch(c -> Double.isNaN(c[0]) || Double.isNaN(c[1]))) {
-      out.add(Metric.paired("branch_create_server_cpu_us_vs_insert_commit", "us", cpu, null,
+      out.add(Metric.paired("branch_create_server_cpu_us_vs_insert_commit" + suffix, "us", cpu, null,
           "backend CPU per create or insert over the same loops"));
     }
     return out;

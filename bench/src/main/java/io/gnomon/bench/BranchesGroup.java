@@ -43,15 +43,22 @@ final class BranchesGroup {
         List<Metric> depth1 = reads.depth1VsMain();
         List<Metric> depth4 = reads.depth4VsDepth1();
         reads.explain();
+        // the optional C module's branch read, in the same database, then disabled again for the writes
+        List<List<Metric>> cReads = reads.cPath();
         log.log("load before the writes: %.2f", Machine.load());
         BranchWrites writes = new BranchWrites(b);
         List<Metric> updates = writes.updates();
         List<Metric> create = writes.createVsInsert();
+        List<Metric> cCreate = writes.createVsInsertC();
         rows.add(depth1.get(0));
         rows.add(depth4.get(0));
+        cReads.forEach(m -> rows.add(m.get(0)));
         rows.add(updates.get(0));
         rows.add(updates.get(1));
         rows.add(create.get(0));
+        if (!cCreate.isEmpty()) {
+          rows.add(cCreate.get(0));
+        }
         BranchScale scale = new BranchScale(pg, budget, pgbench, log);
         log.log("load before the scale measurements: %.2f", Machine.load());
         List<Metric> many = scale.mainWithManyBranches(NONE, MANY);
@@ -63,8 +70,12 @@ final class BranchesGroup {
         // the evidence behind them
         rows.addAll(depth1.subList(1, depth1.size()));
         rows.addAll(depth4.subList(1, depth4.size()));
+        cReads.forEach(m -> rows.addAll(m.subList(1, m.size())));
         rows.addAll(updates.subList(2, updates.size()));
         rows.addAll(create.subList(1, create.size()));
+        if (!cCreate.isEmpty()) {
+          rows.addAll(cCreate.subList(1, cCreate.size()));
+        }
         rows.add(many.get(3));
       }
     } catch (SQLException e) {

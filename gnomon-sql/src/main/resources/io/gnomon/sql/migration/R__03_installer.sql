@@ -409,6 +409,8 @@ begin
     perform gnomon.install_as_of(tid);
     n := n + 1;
   end loop;
+  -- branch views: the C module's branch read (gnomon.branch_pick_c, R__08), or back to the SQL read
+  perform gnomon.branch_use_c(enable, library);
   if not enable then
     begin
       drop function if exists gnomon.write_c();

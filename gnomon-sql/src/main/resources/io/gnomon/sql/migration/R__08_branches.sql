@@ -76,6 +76,41 @@ begin
 end $$;
 comment on function gnomon.past_snapshot(text) is 'Parses a coordinate and checks it is not in the caller''s future (GN010, GN011).';
 
+-- Whether branch views read through the C module's gnomon.branch_pick_c (gnomon.use_c_module(true) with a library
+-- that has it).
+create or replace function gnomon.branch_c_enabled() returns boolean
+language sql stable as $$ select pg_catalog.to_regprocedure('gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any")') is not null $$;
+comment on function gnomon.branch_c_enabled() is 'Whether branch views read through the optional C module (gnomon.branch_pick_c).';
+
+-- Called by gnomon.use_c_module: creates (or drops) gnomon.branch_pick_c from the library and regenerates every
+-- tracked table's branch view functions to use it (or the SQL read). A library without the function (an older
+-- build) leaves the SQL read in place. Returns whether the C read is now enabled.
+create or replace function gnomon.branch_use_c(enable boolean, library text) returns boolean
+language plpgsql as $$
+begin
+  if enable then
+    begin
+      execute format('create or replace function gnomon.branch_pick_c(table_id integer, place integer, branch integer, id bigint, '
+                     'no_row boolean, variadic key "any") returns boolean language c stable cost 1000 as %L, %L', library, 'gnomon_branch_pick');
+      comment on function gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any") is
+        'Internal (the optional C module): whether a row of a branch view''s read holds its key''s state on the selected branch.';
+    exception when undefined_function then
+      raise notice 'the Gnomon C module % has no branch read (gnomon_branch_pick): branch views keep the SQL read', library;
+      return false;
+    end;
+  elsif not gnomon.branch_c_enabled() then
+    return false;
+  end if;
+  if not enable then
+    drop function gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any");
+  end if;
+  perform gnomon.install_branch_create(case when enable then library end);
+  perform gnomon.install_branch_objects(t.table_id) from gnomon.tracked_table t order by t.table_id;
+  return enable;
+end $$;
+comment on function gnomon.branch_use_c(boolean, text) is
+  'Internal: switches branch views between the C module''s read (gnomon.branch_pick_c) and the SQL read; called by gnomon.use_c_module.';
+
 -- Raised by gnomon.branch_create for a bad argument (GN021); called only when an argument is bad.
 create or replace function gnomon.bad_branch_argument(branch_name text, scratch boolean) returns text
 language plpgsql immutable as $$
@@ -95,8 +130,11 @@ comment on function gnomon.bad_branch_argument(text, boolean) is 'Internal: GN02
 -- writers, and PostgreSQL would re-read and re-plan each constraint on every INSERT), the name's unique index decides
 -- whether the name is taken (no pre-check, whose plan, cached per session, could go stale as branches pile up; no
 -- exception block, which would cost a subtransaction per create).
-create or replace function gnomon.branch_create(branch_name text, parent text default 'main', at text default null,
-                                                scratch boolean default false) returns integer
+-- This is gnomon.branch_create_sql; gnomon.branch_create is the same body (gnomon.install_branch_create), or, with the
+-- optional C module enabled, a C function that creates a logged branch of main, now, itself and calls this one for
+-- every other case (gnomon-c/src/branch_create.c).
+create or replace function gnomon.branch_create_sql(branch_name text, parent text default 'main', at text default null,
+                                                    scratch boolean default false) returns integer
 language plpgsql as $$
 declare
   p gnomon.branch;
@@ -158,6 +196,35 @@ begin
   end if;
   return id;
 end $$;
+comment on function gnomon.branch_create_sql(text, text, text, boolean) is
+  'Internal: gnomon.branch_create in PL/pgSQL (what the C module''s gnomon.branch_create calls for all but a logged branch of main, now).';
+
+-- (Re)creates gnomon.branch_create: the body of gnomon.branch_create_sql (library null), or the C module's function
+-- from library (a logged branch of main, now, without PL/pgSQL or the executor; the rest through branch_create_sql).
+-- A library without it (an older build) leaves the PL/pgSQL function. Returns whether the C function is in place.
+create or replace function gnomon.install_branch_create(library text) returns boolean
+language plpgsql as $$
+begin
+  if library is not null then
+    begin
+      execute format('create or replace function gnomon.branch_create(branch_name text, parent text default ''main'', '
+                     'at text default null, scratch boolean default false) returns integer language c as %L, %L',
+                     library, 'gnomon_branch_create');
+      return true;
+    exception when undefined_function then
+      raise notice 'the Gnomon C module % has no gnomon_branch_create: gnomon.branch_create stays in PL/pgSQL', library;
+    end;
+  end if;
+  execute format('create or replace function gnomon.branch_create(branch_name text, parent text default ''main'', '
+                 'at text default null, scratch boolean default false) returns integer language plpgsql as %L',
+                 (select f.prosrc from pg_proc f where f.oid = 'gnomon.branch_create_sql(text, text, text, boolean)'::regprocedure));
+  return false;
+end $$;
+comment on function gnomon.install_branch_create(text) is
+  'Internal: (re)creates gnomon.branch_create, in PL/pgSQL or (library) from the C module; called by gnomon.use_c_module.';
+
+select gnomon.install_branch_create(
+  (select f.probin from pg_proc f where f.oid = pg_catalog.to_regprocedure('gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any")')));
 comment on function gnomon.branch_create(text, text, text, boolean) is
   'Creates a branch of main or of a branch, at now or at a coordinate, logged or scratch; a catalog row, O(1). Returns its id.';
 
@@ -588,6 +655,46 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, keys_b, bimg, img_b, bh, r
                                           'where b.branch_id = nullif(current_setting(''gnomon.branch'', true), '''')::integer '
                                           'and (0 < all (b.chain) or gnomon.branch_intact(b)) and ' || replace(too_old, '$p', '(b.chain, b.snaps, b.main_snap)::gnomon.point')
                                           || '), gnomon.current_point()) as q offset 0)'));
+  -- With the C module's branch read enabled (gnomon.branch_c_enabled()), the view reads through
+  -- gnomon.branch_pick_c instead: one UNION ALL of main's live rows, the branch rows, the branch history and main's
+  -- history, each row kept when the C function, resolving the key with direct index probes, says that place holds the
+  -- key's state at the selected branch's point (gnomon-c/src/branch.c). The arms have no conditions of their own (a
+  -- tombstone, a history row whose image is no row, and main's insert version are passed with g_norow, never picked
+  -- though they still decide the key), so PostgreSQL flattens the union and pushes the key condition and the pick into
+  -- each scan: a point read starts four index scans and an Append, and no sort, unique, nested loop or catalog init
+  -- plan. (The arms' extra columns are named g_*, like the SQL read's: a table column named g_place, g_prune, g_br,
+  -- g_id or g_norow would clash.)
+  if gnomon.branch_c_enabled() then
+    execute format('create or replace function gnomon_t.%I() returns table (%s) language sql stable as %L',
+                   gnomon.object_name(tt.base_name, '_cur'), ret_cols, format($b$
+  select %1$s from (
+    select 0 as g_place, null::integer as g_prune, 0 as g_br, 0::bigint as g_id, false as g_norow, %2$s from %3$s l
+    union all
+    select 1, b.g_branch, b.g_branch, 0::bigint, b.g_del, %4$s from gnomon_t.%5$I b
+    union all
+    select 2, h.g_branch, h.g_branch, h.g_vid, h.g_del is not false, %6$s from gnomon_t.%7$I h
+    union all
+    select 3, null::integer, 0, h.g_vid, h.g_op = 'I', %6$s from %8$s h
+  ) u
+  where gnomon.branch_pick_c(%9$s, u.g_place, u.g_br, u.g_id, u.g_norow, %10$s) %11$s
+$b$,
+      (select string_agg(format('u.%I', x->>'name'), ', ' order by (x->>'attnum')::int) from jsonb_array_elements(tt.columns) x),
+      (select string_agg(format('l.%I', x->>'name'), ', ' order by (x->>'attnum')::int) from jsonb_array_elements(tt.columns) x),
+      tab,
+      (select string_agg(format(case when x->>'type' = x->>'storetype' then 'b.%I' else 'b.%I::%s' end, x->>'name', x->>'type'), ', ' order by (x->>'attnum')::int)
+         from jsonb_array_elements(tt.columns) x),
+      rb,
+      (select string_agg(format(case when x->>'type' = x->>'storetype' then 'h.%I' else 'h.%I::%s' end, x->>'name', x->>'type'), ', ' order by (x->>'attnum')::int)
+         from jsonb_array_elements(tt.columns) x),
+      rh, hist, tt.table_id,
+      (select string_agg(format(case when x->>'type' = x->>'storetype' then 'u.%I' else 'u.%I::%s' end, x->>'name', x->>'storetype'), ', ' order by o)
+         from unnest(tt.key_columns) with ordinality k(k, o) join jsonb_array_elements(tt.columns) x on x->>'name' = k.k),
+      -- while a scratch branch exists (the arms name the partitioned branch tables): the partition the selected
+      -- branch cannot read is left out when the statement starts, as in the SQL read above
+      -- (g_prune is null in the arms of main: the condition folds to true there when the statement is planned, so it
+      -- adds no node to them; in the branch arms it is not an index condition, so the scans stay plain index scans)
+      case when rb = bt then 'and (u.g_prune is null or u.g_prune >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer))' else '' end));
+  end if;
   execute format('comment on function gnomon_t.%I(gnomon.point) is %L', gnomon.object_name(tt.base_name, '_at'),
                  format('Rows of %s at a point: main or a branch, now or as of a coordinate (gnomon.point(branch, coordinate)). Generated by gnomon.track().', tab));
 

@@ -5,13 +5,16 @@ package io.gnomon.sql.internal.generated;
 
 
 import io.gnomon.sql.internal.generated.routines.BadBranchArgument;
+import io.gnomon.sql.internal.generated.routines.BranchCEnabled;
 import io.gnomon.sql.internal.generated.routines.BranchCreate;
+import io.gnomon.sql.internal.generated.routines.BranchCreateSql;
 import io.gnomon.sql.internal.generated.routines.BranchDrop;
 import io.gnomon.sql.internal.generated.routines.BranchIntact;
 import io.gnomon.sql.internal.generated.routines.BranchLabel;
 import io.gnomon.sql.internal.generated.routines.BranchRename;
 import io.gnomon.sql.internal.generated.routines.BranchSchema;
 import io.gnomon.sql.internal.generated.routines.BranchUse;
+import io.gnomon.sql.internal.generated.routines.BranchUseC;
 import io.gnomon.sql.internal.generated.routines.CModuleEnabled;
 import io.gnomon.sql.internal.generated.routines.CModuleInterfaceVersion;
 import io.gnomon.sql.internal.generated.routines.CReadEnabled;
@@ -42,6 +45,7 @@ import io.gnomon.sql.internal.generated.routines.Incarnation;
 import io.gnomon.sql.internal.generated.routines.InstallAsOf;
 import io.gnomon.sql.internal.generated.routines.InstallAsOfC;
 import io.gnomon.sql.internal.generated.routines.InstallBranchChanges;
+import io.gnomon.sql.internal.generated.routines.InstallBranchCreate;
 import io.gnomon.sql.internal.generated.routines.InstallBranchObjects;
 import io.gnomon.sql.internal.generated.routines.InstallChanges;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
@@ -190,6 +194,27 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.branch_c_enabled</code>
+     */
+    public static Boolean branchCEnabled(
+          Configuration configuration
+    ) {
+        BranchCEnabled f = new BranchCEnabled();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.branch_c_enabled</code> as a field.
+     */
+    public static Field<Boolean> branchCEnabled() {
+        BranchCEnabled f = new BranchCEnabled();
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.branch_create</code>
      */
     public static Integer branchCreate(
@@ -237,6 +262,62 @@ public class Routines {
         , Field<Boolean> scratch
     ) {
         BranchCreate f = new BranchCreate();
+        f.setBranchName(branchName);
+        f.setParent(parent);
+        f.setAt(at);
+        f.setScratch(scratch);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.branch_create_sql</code>
+     */
+    public static Integer branchCreateSql(
+          Configuration configuration
+        , String branchName
+        , String parent
+        , String at
+        , Boolean scratch
+    ) {
+        BranchCreateSql f = new BranchCreateSql();
+        f.setBranchName(branchName);
+        f.setParent(parent);
+        f.setAt(at);
+        f.setScratch(scratch);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.branch_create_sql</code> as a field.
+     */
+    public static Field<Integer> branchCreateSql(
+          String branchName
+        , String parent
+        , String at
+        , Boolean scratch
+    ) {
+        BranchCreateSql f = new BranchCreateSql();
+        f.setBranchName(branchName);
+        f.setParent(parent);
+        f.setAt(at);
+        f.setScratch(scratch);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.branch_create_sql</code> as a field.
+     */
+    public static Field<Integer> branchCreateSql(
+          Field<String> branchName
+        , Field<String> parent
+        , Field<String> at
+        , Field<Boolean> scratch
+    ) {
+        BranchCreateSql f = new BranchCreateSql();
         f.setBranchName(branchName);
         f.setParent(parent);
         f.setAt(at);
@@ -458,6 +539,50 @@ public class Routines {
         BranchUse f = new BranchUse();
         f.setBranchName(branchName);
         f.setLocal(local);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.branch_use_c</code>
+     */
+    public static Boolean branchUseC(
+          Configuration configuration
+        , Boolean enable
+        , String library
+    ) {
+        BranchUseC f = new BranchUseC();
+        f.setEnable(enable);
+        f.setLibrary(library);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.branch_use_c</code> as a field.
+     */
+    public static Field<Boolean> branchUseC(
+          Boolean enable
+        , String library
+    ) {
+        BranchUseC f = new BranchUseC();
+        f.setEnable(enable);
+        f.setLibrary(library);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.branch_use_c</code> as a field.
+     */
+    public static Field<Boolean> branchUseC(
+          Field<Boolean> enable
+        , Field<String> library
+    ) {
+        BranchUseC f = new BranchUseC();
+        f.setEnable(enable);
+        f.setLibrary(library);
 
         return f.asField();
     }
@@ -1309,6 +1434,44 @@ public class Routines {
         p.setPTableId(pTableId);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.install_branch_create</code>
+     */
+    public static Boolean installBranchCreate(
+          Configuration configuration
+        , String library
+    ) {
+        InstallBranchCreate f = new InstallBranchCreate();
+        f.setLibrary(library);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.install_branch_create</code> as a field.
+     */
+    public static Field<Boolean> installBranchCreate(
+          String library
+    ) {
+        InstallBranchCreate f = new InstallBranchCreate();
+        f.setLibrary(library);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.install_branch_create</code> as a field.
+     */
+    public static Field<Boolean> installBranchCreate(
+          Field<String> library
+    ) {
+        InstallBranchCreate f = new InstallBranchCreate();
+        f.setLibrary(library);
+
+        return f.asField();
     }
 
     /**

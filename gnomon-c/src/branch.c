@@ -1,0 +1,691 @@
+/*
+ * branch.c: the optional C module's branch point read.
+ *
+ * A read through a branch view (gnomon_b_<schema>.<table>, the function gnomon_t.<base>_cur()) asks, per key, which
+ * of four places holds the key's state on the selected branch:
+ *
+ *   1  the branch row of the nearest level of the chain that held the key at that level's snapshot, when that
+ *      snapshot saw the row's last write (a tombstone hides the key);
+ *   2  the same level's branch history row of the first write that snapshot did not see (its image before it);
+ *   3  main's first version (by g_vid) that the main snapshot does not see (its image before it; an insert hides it);
+ *   0  main's live row, when none of the above exists.
+ *
+ * With the module enabled, gnomon.install_branch_objects generates the view's function as a UNION ALL of four scans,
+ * one per place, each filtered by gnomon.branch_pick_c(table_id, place, id, key...): true for the one row of the one
+ * place that holds the key. The function resolves the key with direct index probes (the branch table's primary key,
+ * key first; the branch history's (key, g_branch, g_vid) index when needed; main's history partitions' (key, g_xid)
+ * index from the main snapshot's xmin on), each under the statement's snapshot (so rows of the transaction's own
+ * writes, subtransactions included, are seen exactly as a SQL read sees them), and tests the writing xids against
+ * the levels' snapshots with pg_visible_in_snapshot, as the SQL path does. A point read by key then starts four index
+ * scans and one Append, where the SQL path's DISTINCT ON starts a catalog probe, a nested loop, a sort and a unique
+ * on top of them.
+ *
+ * The selected branch's point is read from gnomon.branch (its primary key) once per statement and place (cached in
+ * the function's fn_extra, which lives as long as the statement's expression state). The error cases go to the SQL
+ * functions that raise them: no branch selected or the branch dropped (gnomon.current_point(): GN054, GN050), a
+ * scratch level lost (gnomon.check_intact: GN053), a point older than the table's tracking (GN012).
+ *
+ * gnomon.branch_chain_c() returns the selected branch's chain, so the branch-row scan probes only its levels.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/skey.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "partitioning/partdesc.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/fmgroids.h"
+#include "utils/fmgrprotos.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/xid8.h"
+
+#define GN_MAX_KEYS INDEX_MAX_KEYS
+
+/* An index probed by key (and a trailing column): its OID and, per column, the procedure of the comparison used. */
+typedef struct ProbeIndex
+{
+	Oid			heap;
+	Oid			index;
+	RegProcedure procs[GN_MAX_KEYS + 1];	/* equality per key column; the trailing column's (see users) */
+	Oid			colls[GN_MAX_KEYS + 1];
+} ProbeIndex;
+
+/* What the branch read needs to know about one tracked table, cached per backend, dropped on relcache
+ * invalidation of any relation it names (a partition roll, a re-created branch table, ALTER TABLE). */
+typedef struct BranchTable
+{
+	int32		table_id;		/* hash key */
+	bool		valid;
+	int			nkeys;
+	uint64		track_xid;		/* the xid8 that tracked the table */
+	ProbeIndex	b[2];			/* branch rows: [0] logged partition, [1] scratch; primary key (key, g_branch) */
+	ProbeIndex	bh[2];			/* branch history: (key, g_branch, g_vid) */
+	int			nh;
+	ProbeIndex *h;				/* main's history partitions: (key, g_xid), the trailing proc is >= (in
+								 * TopMemoryContext) */
+	Oid			h_parent;
+	Oid			main_relid;		/* the tracked table, and its branch view: a reader needs SELECT on one of them */
+	Oid			view_relid;
+	/* attribute numbers, by name: the same in both partitions of a branch table (created with the parent) */
+	AttrNumber	b_branch, b_xid, b_cxid, b_del;
+	AttrNumber	bh_vid, bh_xid;
+	AttrNumber *h_vid,
+			   *h_xid;			/* per partition (in TopMemoryContext) */
+} BranchTable;
+
+static HTAB *branch_tables = NULL;
+static Oid	branch_catalog_pkey = InvalidOid;
+static Oid	branch_catalog = InvalidOid;
+static AttrNumber branch_chain_att, branch_snaps_att, branch_main_snap_att;
+
+static void
+invalidate_branch_tables(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	BranchTable *t;
+
+	if (!OidIsValid(relid) || relid == branch_catalog || relid == branch_catalog_pkey)
+	{
+		branch_catalog = InvalidOid;
+		branch_catalog_pkey = InvalidOid;
+	}
+	if (branch_tables == NULL)
+		return;
+	hash_seq_init(&status, branch_tables);
+	while ((t = (BranchTable *) hash_seq_search(&status)) != NULL)
+	{
+		if (!t->valid)
+			continue;
+		if (!OidIsValid(relid) || relid == t->h_parent)
+		{
+			t->valid = false;
+			continue;
+		}
+		for (int i = 0; i < 2; i++)
+			if (relid == t->b[i].heap || relid == t->b[i].index || relid == t->bh[i].heap || relid == t->bh[i].index)
+				t->valid = false;
+		for (int i = 0; i < t->nh; i++)
+			if (relid == t->h[i].heap || relid == t->h[i].index)
+				t->valid = false;
+	}
+}
+
+/* The comparison procedures of an index's first ncols columns (equality), and of the next one (strategy last). */
+static void
+fill_probe(ProbeIndex *p, Oid heap, Oid index, int neq, int last_strategy)
+{
+	Relation	irel = index_open(index, AccessShareLock);
+	int			ncols = neq + (last_strategy ? 1 : 0);
+
+	p->heap = heap;
+	p->index = index;
+	if (IndexRelationGetNumberOfKeyAttributes(irel) < ncols)
+		elog(ERROR, "gnomon: index %s has fewer than %d key columns", RelationGetRelationName(irel), ncols);
+	for (int i = 0; i < ncols; i++)
+	{
+		Oid			opr = get_opfamily_member(irel->rd_opfamily[i], irel->rd_opcintype[i], irel->rd_opcintype[i],
+											  i < neq ? BTEqualStrategyNumber : last_strategy);
+
+		if (!OidIsValid(opr))
+			elog(ERROR, "gnomon: no comparison operator for column %d of index %s", i + 1, RelationGetRelationName(irel));
+		p->procs[i] = get_opcode(opr);
+		p->colls[i] = irel->rd_indcollation[i];
+	}
+	index_close(irel, AccessShareLock);
+}
+
+static Oid
+spi_oid(int row, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, &isnull);
+
+	return isnull ? InvalidOid : DatumGetObjectId(d);
+}
+
+/* Reads a tracked table's branch relations and their probe indexes (through SPI, once per backend and table). */
+static BranchTable *
+lookup_branch_table(int32 table_id)
+{
+	BranchTable *t;
+	BranchTable fresh;
+	bool		found;
+	Oid			argtypes[1] = {INT4OID};
+	Datum		args[1];
+	int			ret;
+	bool		isnull;
+
+	if (branch_tables == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(int32);
+		ctl.entrysize = sizeof(BranchTable);
+		branch_tables = hash_create("gnomon branch tables", 64, &ctl, HASH_ELEM | HASH_BLOBS);
+		CacheRegisterRelcacheCallback(invalidate_branch_tables, (Datum) 0);
+	}
+	t = (BranchTable *) hash_search(branch_tables, &table_id, HASH_FIND, &found);
+	if (found && t->valid)
+		return t;
+
+	memset(&fresh, 0, sizeof(fresh));
+	fresh.table_id = table_id;
+	args[0] = Int32GetDatum(table_id);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "gnomon: SPI_connect failed");
+	/* the relations, and the one btree index of each that the probes use: key first, then g_branch (branch rows and
+	 * their history) or g_xid (main's history) */
+	ret = SPI_execute_with_args(
+		"with t as (select t.*, cardinality(t.key_columns) as nk from gnomon.tracked_table t where t.table_id operator(pg_catalog.=) $1),"
+		" r(kind, rel) as (select k, pg_catalog.to_regclass(pg_catalog.format('gnomon_t.%I', gnomon.object_name(gnomon.object_name(t.base_name, s), p)))"
+		"                    from t, (values (0, '_b', '_l'), (1, '_b', '_s'), (2, '_bh', '_l'), (3, '_bh', '_s')) v(k, s, p)"
+		"                  union all"
+		"                  select 4, i.inhrelid::pg_catalog.regclass from t, pg_catalog.pg_inherits i"
+		"                   where i.inhparent operator(pg_catalog.=) pg_catalog.to_regclass(pg_catalog.format('gnomon_t.%I', t.history_table)))"
+		" select r.kind, r.rel::pg_catalog.oid,"
+		"        (select x.indexrelid from pg_catalog.pg_index x join pg_catalog.pg_class c on c.oid operator(pg_catalog.=) x.indexrelid"
+		"           join pg_catalog.pg_am a on a.oid operator(pg_catalog.=) c.relam"
+		"          where x.indrelid operator(pg_catalog.=) r.rel and a.amname operator(pg_catalog.=) 'btree'"
+		"            and x.indnkeyatts operator(pg_catalog.=) (t.nk operator(pg_catalog.+) case when r.kind in (2, 3) then 2 else 1 end)"
+		"          order by x.indisprimary desc, x.indexrelid limit 1),"
+		"        t.nk, t.track_xid, pg_catalog.to_regclass(pg_catalog.format('gnomon_t.%I', t.history_table))::pg_catalog.oid,"
+		"        t.relid, pg_catalog.to_regclass(pg_catalog.format('%I.%I', gnomon.branch_schema(t.schema_name), t.table_name))::pg_catalog.oid"
+		"   from r, t order by r.kind, r.rel",
+		1, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "gnomon: reading the branch relations of table %d failed: %s", table_id, SPI_result_code_string(ret));
+	if (SPI_processed < 4)
+		elog(ERROR, "gnomon: table %d is not tracked or has no branch tables", table_id);
+	fresh.nkeys = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull));
+	fresh.track_xid = U64FromFullTransactionId(DatumGetFullTransactionId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5, &isnull)));
+	fresh.h_parent = spi_oid(0, 6);
+	fresh.main_relid = spi_oid(0, 7);
+	fresh.view_relid = spi_oid(0, 8);
+	fresh.h = MemoryContextAllocZero(TopMemoryContext, sizeof(ProbeIndex) * (SPI_processed + 1));
+	fresh.h_vid = MemoryContextAllocZero(TopMemoryContext, sizeof(AttrNumber) * (SPI_processed + 1));
+	fresh.h_xid = MemoryContextAllocZero(TopMemoryContext, sizeof(AttrNumber) * (SPI_processed + 1));
+	if (fresh.nkeys < 1 || fresh.nkeys > GN_MAX_KEYS - 2)
+		elog(ERROR, "gnomon: table %d has %d key columns", table_id, fresh.nkeys);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		int			kind = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		Oid			rel = spi_oid(i, 2);
+		Oid			idx = spi_oid(i, 3);
+
+		if (!OidIsValid(rel) || !OidIsValid(idx))
+			elog(ERROR, "gnomon: a branch or history relation of table %d, or its index, is missing", table_id);
+		if (kind <= 1)
+			fill_probe(&fresh.b[kind], rel, idx, fresh.nkeys, 0);
+		else if (kind <= 3)
+			fill_probe(&fresh.bh[kind - 2], rel, idx, fresh.nkeys + 1, 0);
+		else
+		{
+			fill_probe(&fresh.h[fresh.nh], rel, idx, fresh.nkeys, BTGreaterEqualStrategyNumber);
+			fresh.h_vid[fresh.nh] = get_attnum(rel, "g_vid");
+			fresh.h_xid[fresh.nh] = get_attnum(rel, "g_xid");
+			fresh.nh++;
+		}
+	}
+	SPI_finish();
+	fresh.b_branch = get_attnum(fresh.b[0].heap, "g_branch");
+	fresh.b_xid = get_attnum(fresh.b[0].heap, "g_xid");
+	fresh.b_cxid = get_attnum(fresh.b[0].heap, "g_cxid");
+	fresh.b_del = get_attnum(fresh.b[0].heap, "g_del");
+	fresh.bh_vid = get_attnum(fresh.bh[0].heap, "g_vid");
+	fresh.bh_xid = get_attnum(fresh.bh[0].heap, "g_xid");
+	fresh.valid = true;
+
+	t = (BranchTable *) hash_search(branch_tables, &table_id, HASH_ENTER, &found);
+	if (found && t->h != NULL)
+	{
+		pfree(t->h);
+		pfree(t->h_vid);
+		pfree(t->h_xid);
+	}
+	*t = fresh;
+	return t;
+}
+
+/* The selected branch's point, read once per statement. */
+typedef struct BranchPoint
+{
+	int32		branch_id;
+	int			nlevels;
+	int32	   *chain;
+	Datum	   *snaps;			/* pg_snapshot, or 0 for a level read now */
+	Datum		main_snap;
+	uint64		main_xmin;
+	Datum		chain_array;	/* the chain as int4[] */
+} BranchPoint;
+
+/* Runs a SQL statement expected to raise the error the read must report; errors if it does not. */
+static void
+raise_through_sql(const char *sql, int32 arg)
+{
+	Oid			argtypes[1] = {INT4OID};
+	Datum		args[1];
+
+	args[0] = Int32GetDatum(arg);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "gnomon: SPI_connect failed");
+	SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 0);
+	SPI_finish();
+}
+
+static Oid
+branch_catalog_index(void)
+{
+	if (!OidIsValid(branch_catalog_pkey))
+	{
+		Oid			ns = get_namespace_oid("gnomon", false);
+
+		branch_catalog = get_relname_relid("branch", ns);
+		branch_catalog_pkey = get_relname_relid("branch_pkey", ns);
+		if (!OidIsValid(branch_catalog) || !OidIsValid(branch_catalog_pkey))
+			elog(ERROR, "gnomon: gnomon.branch or its primary key is missing");
+		branch_chain_att = get_attnum(branch_catalog, "chain");
+		branch_snaps_att = get_attnum(branch_catalog, "snaps");
+		branch_main_snap_att = get_attnum(branch_catalog, "main_snap");
+	}
+	return branch_catalog_pkey;
+}
+
+static BranchPoint *
+load_point(MemoryContext mcxt)
+{
+	const char *s = GetConfigOption("gnomon.branch", true, false);
+	int32		id;
+	Relation	rel,
+				irel;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	ScanKeyData sk;
+	BranchPoint *p;
+	bool		found = false;
+	bool		scratch = false;
+	MemoryContext old;
+
+	if (s == NULL || s[0] == '\0')
+	{
+		raise_through_sql("select gnomon.current_point()", 0);
+		elog(ERROR, "gnomon: no branch is selected");
+	}
+	id = pg_strtoint32(s);
+	irel = index_open(branch_catalog_index(), AccessShareLock);
+	rel = table_open(branch_catalog, AccessShareLock);
+	ScanKeyInit(&sk, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
+	slot = table_slot_create(rel, NULL);
+	scan = index_beginscan(rel, irel, GetActiveSnapshot(), 1, 0);
+	index_rescan(scan, &sk, 1, NULL, 0);
+	old = MemoryContextSwitchTo(mcxt);
+	p = palloc0(sizeof(BranchPoint));
+	p->branch_id = id;
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		TupleDesc	td = RelationGetDescr(rel);
+		bool		isnull;
+		Datum		chain = slot_getattr(slot, branch_chain_att, &isnull);
+		Datum		snaps = slot_getattr(slot, branch_snaps_att, &isnull);
+		Datum		msnap = slot_getattr(slot, branch_main_snap_att, &isnull);
+		Datum	   *celems;
+		bool	   *cnulls;
+		bool	   *snulls;
+		int			n,
+					ns;
+
+		(void) td;
+		found = true;
+		p->chain_array = PointerGetDatum(DatumGetArrayTypePCopy(chain));
+		deconstruct_array(DatumGetArrayTypeP(p->chain_array), INT4OID, 4, true, TYPALIGN_INT, &celems, &cnulls, &n);
+		deconstruct_array(DatumGetArrayTypePCopy(snaps), PG_SNAPSHOTOID, -1, false, TYPALIGN_DOUBLE, &p->snaps, &snulls, &ns);
+		if (ns != n)
+			elog(ERROR, "gnomon: branch %d has %d levels and %d snapshots", id, n, ns);
+		p->nlevels = n;
+		p->chain = palloc(sizeof(int32) * n);
+		for (int i = 0; i < n; i++)
+		{
+			p->chain[i] = DatumGetInt32(celems[i]);
+			if (p->chain[i] < 0)
+				scratch = true;
+			if (snulls[i])
+				p->snaps[i] = (Datum) 0;
+		}
+		p->main_snap = isnull ? (Datum) 0 : PointerGetDatum(PG_DETOAST_DATUM_COPY(msnap));
+	}
+	MemoryContextSwitchTo(old);
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	/* (the locks are kept until the transaction ends, as the executor keeps its own) */
+	table_close(rel, NoLock);
+	index_close(irel, NoLock);
+	if (!found)
+	{
+		/* GN050 (dropped) */
+		raise_through_sql("select gnomon.current_point()", 0);
+		elog(ERROR, "gnomon: branch %d not found", id);
+	}
+	if (scratch)				/* GN053 when a scratch level lost its rows */
+		raise_through_sql("select gnomon.check_intact(b) from gnomon.branch b where b.branch_id operator(pg_catalog.=) $1", id);
+	if (p->main_snap == (Datum) 0)
+		elog(ERROR, "gnomon: branch %d has no main snapshot", id);
+	p->main_xmin = U64FromFullTransactionId(DatumGetFullTransactionId(DirectFunctionCall1(pg_snapshot_xmin, p->main_snap)));
+	return p;
+}
+
+static inline bool
+visible(uint64 xid, Datum snap)
+{
+	return DatumGetBool(DirectFunctionCall2(pg_visible_in_snapshot,
+											FullTransactionIdGetDatum(FullTransactionIdFromU64(xid)), snap));
+}
+
+static inline uint64
+slot_xid(TupleTableSlot *slot, AttrNumber att)
+{
+	bool		isnull;
+
+	return U64FromFullTransactionId(DatumGetFullTransactionId(slot_getattr(slot, att, &isnull)));
+}
+
+/* Where one key's state is on the selected branch. */
+typedef struct KeyState
+{
+	int32		level_branch;	/* the level holding the key (0: none) */
+	bool		level_current;	/* its branch row is what the level's snapshot sees */
+	int64		bh_vid;			/* else: the branch history row holding the image (-1: none) */
+	int64		main_vid;		/* no level: main's first version the main snapshot does not see (-1: none) */
+} KeyState;
+
+/* Per statement and call site (fn_extra). */
+typedef struct PickCache
+{
+	BranchPoint *point;
+	BranchTable *table;			/* re-checked against the hash on every call (it may be invalidated) */
+	bool		has_key;
+	Datum		keys[GN_MAX_KEYS];
+	KeyState	state;
+	Oid			argtypes[GN_MAX_KEYS];
+	int16		typlen[GN_MAX_KEYS];
+	bool		typbyval[GN_MAX_KEYS];
+	bool		too_old_checked;
+} PickCache;
+
+static void
+resolve_key(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
+{
+	ScanKeyData sk[GN_MAX_KEYS + 1];
+	int			best_level = INT_MAX;
+	uint64		best_xid = 0;
+	int			best_part = 0;
+	Snapshot	snap = GetActiveSnapshot();
+	bool		any_scratch = false;
+
+	st->level_branch = 0;
+	st->level_current = true;
+	st->bh_vid = -1;
+	st->main_vid = -1;
+
+	for (int i = 0; i < p->nlevels; i++)
+		if (p->chain[i] < 0)
+			any_scratch = true;
+
+	/* 1. the branch rows of this key on the chain's levels: the nearest level whose snapshot saw the row created */
+	for (int part = 0; part < (any_scratch ? 2 : 1); part++)
+	{
+		ProbeIndex *pi = &t->b[part];
+		Relation	rel = table_open(pi->heap, AccessShareLock);
+		Relation	irel = index_open(pi->index, AccessShareLock);
+		TupleTableSlot *slot = table_slot_create(rel, NULL);
+		IndexScanDesc scan;
+
+		for (int k = 0; k < t->nkeys; k++)
+			ScanKeyEntryInitialize(&sk[k], 0, k + 1, BTEqualStrategyNumber, InvalidOid, pi->colls[k], pi->procs[k], keys[k]);
+		scan = index_beginscan(rel, irel, snap, t->nkeys, 0);
+		index_rescan(scan, sk, t->nkeys, NULL, 0);
+		while (index_getnext_slot(scan, ForwardScanDirection, slot))
+		{
+			bool		isnull;
+			int32		br = DatumGetInt32(slot_getattr(slot, t->b_branch, &isnull));
+			int			lvl = -1;
+
+			for (int i = 0; i < p->nlevels; i++)
+				if (p->chain[i] == br)
+				{
+					lvl = i;
+					break;
+				}
+			if (lvl < 0 || lvl >= best_level)
+				continue;
+			if (p->snaps[lvl] != (Datum) 0 && !visible(slot_xid(slot, t->b_cxid), p->snaps[lvl]))
+				continue;
+			best_level = lvl;
+			best_xid = slot_xid(slot, t->b_xid);
+			best_part = part;
+		}
+		index_endscan(scan);
+		ExecDropSingleTupleTableSlot(slot);
+		index_close(irel, NoLock);
+		table_close(rel, NoLock);
+	}
+	if (best_level != INT_MAX)
+	{
+		int32		br = p->chain[best_level];
+
+		st->level_branch = br;
+		if (p->snaps[best_level] == (Datum) 0 || visible(best_xid, p->snaps[best_level]))
+			return;
+		/* 2. the level's snapshot did not see the row's last write: the first history row it did not see */
+		st->level_current = false;
+		{
+			ProbeIndex *pi = &t->bh[br < 0 ? 1 : 0];
+			Relation	rel = table_open(pi->heap, AccessShareLock);
+			Relation	irel = index_open(pi->index, AccessShareLock);
+			TupleTableSlot *slot = table_slot_create(rel, NULL);
+			IndexScanDesc scan;
+			Datum		lsnap = p->snaps[best_level];
+			uint64		lxmin = U64FromFullTransactionId(DatumGetFullTransactionId(DirectFunctionCall1(pg_snapshot_xmin, lsnap)));
+
+			(void) best_part;
+			for (int k = 0; k < t->nkeys; k++)
+				ScanKeyEntryInitialize(&sk[k], 0, k + 1, BTEqualStrategyNumber, InvalidOid, pi->colls[k], pi->procs[k], keys[k]);
+			ScanKeyEntryInitialize(&sk[t->nkeys], 0, t->nkeys + 1, BTEqualStrategyNumber, InvalidOid,
+								   pi->colls[t->nkeys], pi->procs[t->nkeys], Int32GetDatum(br));
+			scan = index_beginscan(rel, irel, snap, t->nkeys + 1, 0);
+			index_rescan(scan, sk, t->nkeys + 1, NULL, 0);
+			/* in g_vid order within (key, g_branch): the first match is the one */
+			while (index_getnext_slot(scan, ForwardScanDirection, slot))
+			{
+				uint64		x = slot_xid(slot, t->bh_xid);
+				bool		isnull;
+
+				if (x >= lxmin && !visible(x, lsnap))
+				{
+					st->bh_vid = DatumGetInt64(slot_getattr(slot, t->bh_vid, &isnull));
+					break;
+				}
+			}
+			index_endscan(scan);
+			ExecDropSingleTupleTableSlot(slot);
+			index_close(irel, NoLock);
+			table_close(rel, NoLock);
+		}
+		return;
+	}
+
+	/* 3. no level holds the key: main's versions from the main snapshot's xmin on that it does not see */
+	for (int part = 0; part < t->nh; part++)
+	{
+		ProbeIndex *pi = &t->h[part];
+		Relation	rel = table_open(pi->heap, AccessShareLock);
+		Relation	irel = index_open(pi->index, AccessShareLock);
+		TupleTableSlot *slot = table_slot_create(rel, NULL);
+		IndexScanDesc scan;
+
+		for (int k = 0; k < t->nkeys; k++)
+			ScanKeyEntryInitialize(&sk[k], 0, k + 1, BTEqualStrategyNumber, InvalidOid, pi->colls[k], pi->procs[k], keys[k]);
+		ScanKeyEntryInitialize(&sk[t->nkeys], 0, t->nkeys + 1, BTGreaterEqualStrategyNumber, InvalidOid,
+							   pi->colls[t->nkeys], pi->procs[t->nkeys],
+							   FullTransactionIdGetDatum(FullTransactionIdFromU64(p->main_xmin)));
+		scan = index_beginscan(rel, irel, snap, t->nkeys + 1, 0);
+		index_rescan(scan, sk, t->nkeys + 1, NULL, 0);
+		while (index_getnext_slot(scan, ForwardScanDirection, slot))
+		{
+			uint64		x = slot_xid(slot, t->h_xid[part]);
+			bool		isnull;
+			int64		vid;
+
+			if (visible(x, p->main_snap))
+				continue;
+			vid = DatumGetInt64(slot_getattr(slot, t->h_vid[part], &isnull));
+			if (st->main_vid < 0 || vid < st->main_vid)
+				st->main_vid = vid;
+		}
+		index_endscan(scan);
+		ExecDropSingleTupleTableSlot(slot);
+		index_close(irel, NoLock);
+		table_close(rel, NoLock);
+	}
+}
+
+PG_FUNCTION_INFO_V1(gnomon_branch_pick);
+
+/*
+ * gnomon.branch_pick_c(table_id integer, place integer, branch integer, id bigint, no_row boolean,
+ *                      VARIADIC key "any") returns boolean:
+ * whether the row of `place` holds the key's state on the selected branch (see the top) and is a row (no_row false):
+ *   place 0: main's live row (branch and id unused);
+ *   place 1: a branch row of branch `branch` (no_row: a tombstone, never picked, though it still hides the key);
+ *   place 2: a branch history row of branch `branch`, version `id` (no_row: its image is no row);
+ *   place 3: a version of main's history, `id` its g_vid (no_row: an insert, whose image is no row).
+ */
+Datum
+gnomon_branch_pick(PG_FUNCTION_ARGS)
+{
+	int32		table_id = PG_GETARG_INT32(0);
+	int32		place = PG_GETARG_INT32(1);
+	int32		branch = PG_GETARG_INT32(2);
+	int64		id = PG_GETARG_INT64(3);
+	PickCache  *c = (PickCache *) fcinfo->flinfo->fn_extra;
+	BranchTable *t;
+	int			nkeys = PG_NARGS() - 5;
+	bool		same;
+
+	if (PG_ARGISNULL(4) || PG_GETARG_BOOL(4))
+		PG_RETURN_BOOL(false);
+	for (int i = 0; i < nkeys; i++)
+		if (PG_ARGISNULL(5 + i))
+			PG_RETURN_BOOL(false);	/* keys are never null */
+	t = lookup_branch_table(table_id);
+	if (nkeys != t->nkeys)
+		elog(ERROR, "gnomon: gnomon.branch_pick_c got %d key values for table %d, which has %d key columns", nkeys, table_id, t->nkeys);
+	if (c == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		c = palloc0(sizeof(PickCache));
+		for (int i = 0; i < nkeys; i++)
+		{
+			c->argtypes[i] = get_fn_expr_argtype(fcinfo->flinfo, 5 + i);
+			get_typlenbyval(c->argtypes[i], &c->typlen[i], &c->typbyval[i]);
+		}
+		MemoryContextSwitchTo(old);
+		/* it reads the table's branch rows and history directly: only for a role that may read the table or its
+		 * branch view (once per statement) */
+		if (pg_class_aclcheck(t->main_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK
+			&& (!OidIsValid(t->view_relid) || pg_class_aclcheck(t->view_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to read the branch rows of table %s", get_rel_name(t->main_relid)),
+					 errhint("Grant SELECT on the table, or on its branch view.")));
+		c->point = load_point(fcinfo->flinfo->fn_mcxt);
+		fcinfo->flinfo->fn_extra = c;
+	}
+	if (!c->too_old_checked)
+	{
+		/* a point whose main snapshot predates the table's tracking: GN012 */
+		if (!visible(t->track_xid, c->point->main_snap))
+			raise_through_sql("select gnomon.point_too_old($1, gnomon.current_point())", table_id);
+		c->too_old_checked = true;
+	}
+	if (place == 1 || place == 2)
+	{
+		/* a row of a branch the chain does not read (a full scan meets every branch's rows): no probe */
+		bool		in_chain = false;
+
+		for (int i = 0; i < c->point->nlevels && !in_chain; i++)
+			in_chain = c->point->chain[i] == branch;
+		if (!in_chain)
+			PG_RETURN_BOOL(false);
+	}
+	same = c->has_key;
+	for (int i = 0; same && i < nkeys; i++)
+		same = datumIsEqual(c->keys[i], PG_GETARG_DATUM(5 + i), c->typbyval[i], c->typlen[i]);
+	if (!same)
+	{
+		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+		Datum		keys[GN_MAX_KEYS];
+
+		for (int i = 0; i < nkeys; i++)
+		{
+			if (c->has_key && !c->typbyval[i])
+				pfree(DatumGetPointer(c->keys[i]));
+			keys[i] = PG_GETARG_DATUM(5 + i);
+			c->keys[i] = datumCopy(keys[i], c->typbyval[i], c->typlen[i]);
+		}
+		MemoryContextSwitchTo(old);
+		c->has_key = false;
+		resolve_key(t, c->point, keys, &c->state);
+		c->has_key = true;
+	}
+	switch (place)
+	{
+		case 0:
+			PG_RETURN_BOOL(c->state.level_branch == 0 && c->state.main_vid < 0);
+		case 1:
+			PG_RETURN_BOOL(c->state.level_branch == branch && c->state.level_current);
+		case 2:
+			PG_RETURN_BOOL(c->state.level_branch == branch && !c->state.level_current && c->state.bh_vid == id);
+		case 3:
+			PG_RETURN_BOOL(c->state.level_branch == 0 && c->state.main_vid == id);
+		default:
+			elog(ERROR, "gnomon: gnomon.branch_pick_c: unknown place %d", place);
+	}
+	PG_RETURN_BOOL(false);
+}
+
+PG_FUNCTION_INFO_V1(gnomon_branch_chain);
+
+/* gnomon.branch_chain_c() returns integer[]: the selected branch's levels, nearest first (once per statement). */
+Datum
+gnomon_branch_chain(PG_FUNCTION_ARGS)
+{
+	BranchPoint *p = (BranchPoint *) fcinfo->flinfo->fn_extra;
+
+	if (p == NULL)
+	{
+		p = load_point(fcinfo->flinfo->fn_mcxt);
+		fcinfo->flinfo->fn_extra = p;
+	}
+	PG_RETURN_DATUM(p->chain_array);
+}

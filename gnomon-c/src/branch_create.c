@@ -1,0 +1,303 @@
+/*
+ * branch_create.c: the optional C module's gnomon.branch_create, for the common case.
+ *
+ * With the module enabled (gnomon.use_c_module(true)), gnomon.branch_create is this function. A logged branch of main,
+ * now, with a plain ASCII name, is created here: the name is checked (1 to 200 characters, not 'main', no control
+ * character), looked up in the name's unique index (GN051 when taken, with a dirty snapshot so a committed name is
+ * found whatever the caller's snapshot), and the catalog row — the id from gnomon.branch_seq, the cutoff
+ * pg_current_snapshot(), the chain {id}, the snapshots {NULL}, main's snapshot the cutoff, the creating xid, the clock
+ * — is inserted with table_tuple_insert and ExecInsertIndexTuples (the primary key and the name's unique index
+ * checked as an INSERT checks them). No executor, no PL/pgSQL, no foreign-key trigger (a branch of main has no parent
+ * to check). Every other case — a parent branch, a coordinate, a scratch branch, a name with non-ASCII or control
+ * characters, a name being inserted by a transaction still in progress, a role without INSERT on gnomon.branch, a
+ * trigger on gnomon.branch other than the foreign key's — goes to gnomon.branch_create_sql, the PL/pgSQL function,
+ * which raises the errors. (A concurrent transaction committing the same name between the lookup and the insert makes
+ * the unique index raise 23505, not GN051.)
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/sequence.h"
+#include "catalog/pg_trigger.h"
+#include "commands/trigger.h"
+#include "executor/executor.h"
+#include "fmgr.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/fmgroids.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#define ERRCODE_GN_BRANCH_EXISTS MAKE_SQLSTATE('G', 'N', '0', '5', '1')
+
+/* gnomon.branch, its name index and sequence, and the attribute numbers of its columns, cached per backend. */
+static bool create_cache_valid = false;
+static Oid	cat_oid,
+			name_idx_oid,
+			seq_oid;
+static AttrNumber att_id,
+			att_name,
+			att_parent,
+			att_cutoff,
+			att_chain,
+			att_snaps,
+			att_main_snap,
+			att_created_xid,
+			att_created_at;
+
+static void
+invalidate_create_cache(Datum arg, Oid relid)
+{
+	if (!OidIsValid(relid) || relid == cat_oid || relid == name_idx_oid || relid == seq_oid)
+		create_cache_valid = false;
+}
+
+static void
+load_create_cache(void)
+{
+	static bool registered = false;
+	Oid			ns;
+
+	if (create_cache_valid)
+		return;
+	if (!registered)
+	{
+		CacheRegisterRelcacheCallback(invalidate_create_cache, (Datum) 0);
+		registered = true;
+	}
+	ns = get_namespace_oid("gnomon", false);
+	cat_oid = get_relname_relid("branch", ns);
+	name_idx_oid = get_relname_relid("branch_branch_name_key", ns);
+	seq_oid = get_relname_relid("branch_seq", ns);
+	if (!OidIsValid(cat_oid) || !OidIsValid(name_idx_oid) || !OidIsValid(seq_oid))
+		elog(ERROR, "gnomon: gnomon.branch, its name index or gnomon.branch_seq is missing");
+	att_id = get_attnum(cat_oid, "branch_id");
+	att_name = get_attnum(cat_oid, "branch_name");
+	att_parent = get_attnum(cat_oid, "parent_id");
+	att_cutoff = get_attnum(cat_oid, "cutoff");
+	att_chain = get_attnum(cat_oid, "chain");
+	att_snaps = get_attnum(cat_oid, "snaps");
+	att_main_snap = get_attnum(cat_oid, "main_snap");
+	att_created_xid = get_attnum(cat_oid, "created_xid");
+	att_created_at = get_attnum(cat_oid, "created_at");
+	if (att_id <= 0 || att_name <= 0 || att_parent <= 0 || att_cutoff <= 0 || att_chain <= 0 || att_snaps <= 0
+		|| att_main_snap <= 0 || att_created_xid <= 0 || att_created_at <= 0)
+		elog(ERROR, "gnomon: gnomon.branch lacks a column the C module writes");
+	create_cache_valid = true;
+}
+
+/* The PL/pgSQL implementation, for every case but the common one. */
+static Datum
+create_through_sql(FunctionCallInfo fcinfo)
+{
+	Oid			argtypes[4] = {TEXTOID, TEXTOID, TEXTOID, BOOLOID};
+	Oid			fn = LookupFuncName(list_make2(makeString("gnomon"), makeString("branch_create_sql")), 4, argtypes, false);
+	LOCAL_FCINFO(call, 4);
+	Datum		result;
+
+	InitFunctionCallInfoData(*call, NULL, 4, InvalidOid, NULL, NULL);
+	for (int i = 0; i < 4; i++)
+	{
+		call->args[i].value = PG_GETARG_DATUM(i);
+		call->args[i].isnull = PG_ARGISNULL(i);
+	}
+	{
+		FmgrInfo	flinfo;
+
+		fmgr_info(fn, &flinfo);
+		call->flinfo = &flinfo;
+		result = FunctionCallInvoke(call);
+	}
+	if (call->isnull)
+		PG_RETURN_NULL();
+	return result;
+}
+
+/* Whether the name is plain: 1 to 200 ASCII characters, none a control character, not 'main'. */
+static bool
+plain_name(text *name)
+{
+	const char *s = VARDATA_ANY(name);
+	int			len = VARSIZE_ANY_EXHDR(name);
+
+	if (len < 1 || len > 200 || (len == 4 && memcmp(s, "main", 4) == 0))
+		return false;
+	for (int i = 0; i < len; i++)
+	{
+		unsigned char ch = (unsigned char) s[i];
+
+		if (ch < 0x20 || ch >= 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* Whether only the foreign key's check trigger fires on an INSERT into the catalog. */
+static bool
+plain_triggers(Relation rel)
+{
+	TriggerDesc *td = rel->trigdesc;
+
+	if (td == NULL)
+		return true;
+	for (int i = 0; i < td->numtriggers; i++)
+	{
+		Trigger    *t = &td->triggers[i];
+
+		if (TRIGGER_FOR_INSERT(t->tgtype) && t->tgenabled != TRIGGER_DISABLED && t->tgfoid != F_RI_FKEY_CHECK_INS)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Looks the name up with a dirty snapshot: 1 when a committed (or this transaction's) row has it, -1 when a
+ * transaction in progress is inserting or deleting it (the SQL path waits for it), 0 when it is free.
+ */
+static int
+name_taken(Relation rel, Relation idx, Datum name)
+{
+	SnapshotData dirty;
+	ScanKeyData sk;
+	IndexScanDesc scan;
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	int			taken = 0;
+
+	InitDirtySnapshot(dirty);
+	ScanKeyInit(&sk, 1, BTEqualStrategyNumber, F_TEXTEQ, name);
+	sk.sk_collation = idx->rd_indcollation[0];
+	scan = index_beginscan(rel, idx, &dirty, 1, 0);
+	index_rescan(scan, &sk, 1, NULL, 0);
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+		taken = (TransactionIdIsValid(dirty.xmin) || TransactionIdIsValid(dirty.xmax)) ? -1 : 1;
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	return taken;
+}
+
+PG_FUNCTION_INFO_V1(gnomon_branch_create);
+
+/* gnomon.branch_create(branch_name text, parent text, at text, scratch boolean) returns integer (see the top). */
+Datum
+gnomon_branch_create(PG_FUNCTION_ARGS)
+{
+	text	   *name;
+	Relation	rel,
+				idx;
+	int			taken;
+	int32		id;
+	Datum		cut,
+				values[16];
+	bool		nulls[16];
+	Datum		elem;
+	bool		elem_null = true;
+	int			dims[1] = {1};
+	int			lbs[1] = {1};
+	TupleDesc	td;
+	HeapTuple	tup;
+	EState	   *estate;
+	ResultRelInfo *rri;
+	TupleTableSlot *slot;
+	CommandId	cid;
+
+	/* the common case only: a logged branch of main, now, with a plain name */
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(3) || PG_GETARG_BOOL(3) || !PG_ARGISNULL(2))
+		return create_through_sql(fcinfo);
+	if (!PG_ARGISNULL(1))
+	{
+		text	   *parent = PG_GETARG_TEXT_PP(1);
+
+		if (VARSIZE_ANY_EXHDR(parent) != 4 || memcmp(VARDATA_ANY(parent), "main", 4) != 0)
+			return create_through_sql(fcinfo);
+	}
+	name = PG_GETARG_TEXT_PP(0);
+	if (!plain_name(name))
+		return create_through_sql(fcinfo);
+	load_create_cache();
+	if (pg_class_aclcheck(cat_oid, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
+		return create_through_sql(fcinfo);
+
+	rel = table_open(cat_oid, RowExclusiveLock);
+	if (RelationGetForm(rel)->relkind != RELKIND_RELATION || rel->rd_rel->relhasrules || rel->rd_rel->relrowsecurity
+		|| !plain_triggers(rel) || RelationGetDescr(rel)->natts > 16)
+	{
+		table_close(rel, NoLock);
+		return create_through_sql(fcinfo);
+	}
+	idx = index_open(name_idx_oid, RowExclusiveLock);
+	taken = name_taken(rel, idx, PointerGetDatum(name));
+	index_close(idx, NoLock);
+	if (taken < 0)
+	{
+		table_close(rel, NoLock);
+		return create_through_sql(fcinfo);
+	}
+	if (taken > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_GN_BRANCH_EXISTS),
+				 errmsg("branch %s already exists", quote_literal_cstr(text_to_cstring(name))),
+				 errhint("Choose another name, or drop the existing branch first.")));
+
+	/* the row: as gnomon.branch_create_sql writes it for a branch of main, now */
+	id = (int32) nextval_internal(seq_oid, true);
+	cut = DirectFunctionCall1(pg_current_snapshot, (Datum) 0);
+	td = RelationGetDescr(rel);
+	for (int i = 0; i < td->natts; i++)
+	{
+		values[i] = (Datum) 0;
+		nulls[i] = true;
+	}
+	values[att_id - 1] = Int32GetDatum(id);
+	nulls[att_id - 1] = false;
+	values[att_name - 1] = PointerGetDatum(name);
+	nulls[att_name - 1] = false;
+	values[att_cutoff - 1] = cut;
+	nulls[att_cutoff - 1] = false;
+	elem = Int32GetDatum(id);
+	values[att_chain - 1] = PointerGetDatum(construct_array(&elem, 1, INT4OID, 4, true, TYPALIGN_INT));
+	nulls[att_chain - 1] = false;
+	elem = (Datum) 0;
+	values[att_snaps - 1] = PointerGetDatum(construct_md_array(&elem, &elem_null, 1, dims, lbs, PG_SNAPSHOTOID, -1,
+															   false, TYPALIGN_DOUBLE));
+	nulls[att_snaps - 1] = false;
+	values[att_main_snap - 1] = cut;
+	nulls[att_main_snap - 1] = false;
+	values[att_created_xid - 1] = DirectFunctionCall1(pg_current_xact_id, (Datum) 0);
+	nulls[att_created_xid - 1] = false;
+	values[att_created_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	nulls[att_created_at - 1] = false;
+	/* parent_id stays null: a branch of main */
+	tup = heap_form_tuple(td, values, nulls);
+
+	estate = CreateExecutorState();
+	cid = GetCurrentCommandId(true);
+	estate->es_output_cid = cid;
+	rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(rri, rel, 1, NULL, 0);
+	ExecOpenIndices(rri, false);
+	slot = MakeSingleTupleTableSlot(td, &TTSOpsHeapTuple);
+	ExecStoreHeapTuple(tup, slot, false);
+	table_tuple_insert(rel, slot, cid, 0, NULL);
+	if (rri->ri_NumIndices > 0)
+		list_free(ExecInsertIndexTuples(rri, slot, estate, false, false, NULL, NIL));
+	ExecDropSingleTupleTableSlot(slot);
+	ExecCloseIndices(rri);
+	FreeExecutorState(estate);
+	table_close(rel, NoLock);
+	PG_RETURN_INT32(id);
+}

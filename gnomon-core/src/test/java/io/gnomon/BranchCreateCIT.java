@@ -1,0 +1,113 @@
+package io.gnomon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The C module's gnomon.branch_create (gnomon-c/src/branch_create.c) writes the catalog row the PL/pgSQL function
+ * writes, raises the same errors, hands every other case to gnomon.branch_create_sql, and is replaced by the PL/pgSQL
+ * function again when the module is disabled.
+ */
+class BranchCreateCIT extends GnomonIT {
+  @Override
+  boolean cWritePath() {
+    return true;
+  }
+
+  /** The row's shape, with the ids and snapshots replaced by how they relate to each other. */
+  private String shape(String name) throws SQLException {
+    return one("select concat_ws(' ', coalesce(p.branch_name, 'main'), b.chain = array[b.branch_id] || coalesce(p.chain, '{}'),"
+        + " cardinality(b.snaps), b.snaps[1] is null, b.cutoff::text = coalesce(b.snaps[2], b.main_snap)::text,"
+        + " b.main_snap::text = coalesce(p.main_snap, b.cutoff)::text,"
+        + " pg_visible_in_snapshot(b.created_xid, b.cutoff), b.created_at is not null, b.branch_id > 0)"
+        + " from gnomon.branch b left join gnomon.branch p on p.branch_id = b.parent_id where b.branch_name = '" + name + "'");
+  }
+
+  @Test
+  void theCCreateWritesWhatTheSqlCreateWrites() throws Exception {
+    sql("create table kv (k int primary key, v int)", "insert into kv values (1, 1)");
+    gnomon().track("public.kv");
+    assertEquals("t", one("select gnomon.branch_c_enabled()"));
+    assertEquals("c", one("select l.lanname from pg_proc f join pg_language l on l.oid = f.prolang"
+        + " where f.oid = 'gnomon.branch_create(text, text, text, boolean)'::regprocedure"));
+
+    one("select gnomon.branch_create('by_c')");
+    one("select gnomon.branch_create_sql('by_sql')");
+    assertEquals(shape("by_sql"), shape("by_c"));
+    assertEquals("main t 1 t t t f t t", shape("by_c"));
+    one("select gnomon.branch_create('by_c_main', 'main')");
+    assertEquals(shape("by_sql"), shape("by_c_main"));
+
+    // the cases the C function hands to the PL/pgSQL one
+    one("select gnomon.branch_create('child', 'by_c')");
+    one("select gnomon.branch_create_sql('child_sql', 'by_c')");
+    assertEquals(shape("child_sql"), shape("child"));
+    assertTrue(Integer.parseInt(one("select gnomon.branch_create('scr', scratch => true)")) < 0);
+    one("select gnomon.branch_create('ünïcode')");
+    assertEquals(shape("by_sql"), shape("ünïcode"));
+
+    // the same errors
+    assertEquals("GN051", stateOf("select gnomon.branch_create('by_c')"));
+    assertEquals("GN051", stateOf("select gnomon.branch_create('by_sql')"));
+    assertEquals("GN021", stateOf("select gnomon.branch_create('main')"));
+    assertEquals("GN021", stateOf("select gnomon.branch_create('')"));
+    assertEquals("GN021", stateOf("select gnomon.branch_create('x' || chr(9))"));
+    assertEquals("GN021", stateOf("select gnomon.branch_create(repeat('x', 201))"));
+    assertEquals("GN021", stateOf("select gnomon.branch_create(null)"));
+    assertEquals("GN050", stateOf("select gnomon.branch_create('orphan', 'no_such_branch')"));
+    one("select gnomon.branch_create(repeat('y', 200))");
+
+    // a read of a branch the C function created, through the C read
+    sql("update kv set v = 2 where k = 1");
+    try (var c = connect(); var st = c.createStatement()) {
+      st.execute("select gnomon.branch_use('by_c')");
+      try (var rs = st.executeQuery("select v from kv where k = 1")) {
+        assertTrue(rs.next());
+        assertEquals(1, rs.getInt(1), "the branch reads main as of its cutoff");
+      }
+    }
+
+    // disabled: the PL/pgSQL function again, with the same behaviour
+    sql("select gnomon.use_c_module(false)");
+    leaveCPath();
+    assertEquals("plpgsql", one("select l.lanname from pg_proc f join pg_language l on l.oid = f.prolang"
+        + " where f.oid = 'gnomon.branch_create(text, text, text, boolean)'::regprocedure"));
+    assertEquals("f", one("select gnomon.branch_c_enabled()"));
+    one("select gnomon.branch_create('after')");
+    assertEquals(shape("by_sql"), shape("after"));
+    assertEquals("GN051", stateOf("select gnomon.branch_create('by_c')"));
+  }
+
+  @Test
+  void theCReadNeedsTheRightToReadTheTable() throws Exception {
+    sql("create table kv (k int primary key, v int)", "insert into kv values (1, 1)",
+        "create role gn_reader", "create role gn_nobody", "grant select on kv to gn_reader");
+    gnomon().track("public.kv");
+    String id = one("select gnomon.branch_create('b1')");
+    String tid = one("select table_id from gnomon.tracked_table where table_name = 'kv'");
+    try (var c = connect(); var st = c.createStatement()) {
+      st.execute("select set_config('gnomon.branch', '" + id + "', false)");
+      st.execute("set role gn_reader");
+      try (var rs = st.executeQuery("select gnomon.branch_pick_c(" + tid + ", 0, 0, 0, false, 1)")) {
+        assertTrue(rs.next());
+        assertTrue(rs.getBoolean(1), "key 1 is main's live row on b1, for a role that may read the table");
+      }
+      st.execute("set role gn_nobody");
+      SQLException e = assertThrows(SQLException.class,
+          () -> st.executeQuery("select gnomon.branch_pick_c(" + tid + ", 0, 0, 0, false, 1)").close());
+      assertEquals("42501", e.getSQLState(), "the C function alone tells nothing to a role that cannot read the table");
+      st.execute("reset role");
+    } finally {
+      sql("drop owned by gn_reader", "drop owned by gn_nobody", "drop role gn_reader", "drop role gn_nobody");
+    }
+  }
+
+  private String stateOf(String query) {
+    SQLException e = assertThrows(SQLException.class, () -> one(query), query);
+    return e.getSQLState();
+  }
+}
