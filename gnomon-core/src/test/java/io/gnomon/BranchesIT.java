@@ -49,6 +49,18 @@ class BranchesIT extends GnomonIT {
   }
 
   @Test
+  void keyColumnsNamedLikeTheDiffsParametersAreTrackedAndDiffed() throws Exception {
+    // the generated <base>_dkeys and <base>_diff take two points; their output columns are the key columns
+    sql("create table ab (a int, b text, v int, primary key (a, b))", "insert into ab values (1, 'x', 3), (2, 'y', 4)");
+    gnomon().track("ab");
+    gnomon().branches().create("ab_branch");
+    onBranch("ab_branch", "update ab set v = 9 where a = 1", "delete from ab where a = 2");
+    assertEquals("delete {\"a\": 2, \"b\": \"y\"};update {\"a\": 1, \"b\": \"x\"}",
+        one("select string_agg(op || ' ' || key::text, ';' order by op) from gnomon.diff('public.ab', gnomon.point('main'),"
+            + " gnomon.point('ab_branch'))"));
+  }
+
+  @Test
   void aBranchReadsItsParentAtTheCutoffAndKeepsItsOwnWrites() throws Exception {
     accounts();
     TreeMap<Integer, String> atCutoff = state("gnomon.point()");

@@ -703,9 +703,9 @@ $b$,
   -- a merge reads them set-based (gnomon.merge_prepare).
   keys_body := format($b$
   with pa as materialized (select (s.q).chain as chain, (s.q).snaps as snaps, coalesce((s.q).main_snap, pg_current_snapshot()) as msnap
-                             from (select a as q offset 0) s),
+                             from (select $1 as q offset 0) s),
        pb as materialized (select (s.q).chain as chain, (s.q).snaps as snaps, coalesce((s.q).main_snap, pg_current_snapshot()) as msnap
-                             from (select b as q offset 0) s),
+                             from (select $2 as q offset 0) s),
        la as materialized (select u.id, coalesce(u.snap, pg_current_snapshot())::text as snap
                              from pa cross join lateral unnest(pa.chain, pa.snaps) u(id, snap)),
        lb as materialized (select u.id, coalesce(u.snap, pg_current_snapshot())::text as snap
@@ -726,7 +726,10 @@ $b$,
      and x.g_xid >= least(pg_snapshot_xmin(pa.msnap), pg_snapshot_xmin(pb.msnap))
      and pg_visible_in_snapshot(x.g_xid, pa.msnap) <> pg_visible_in_snapshot(x.g_xid, pb.msnap)
 $b$, keys_b, bt, keys_x, hist);
-  execute format('create or replace function gnomon_t.%I(a gnomon.point, b gnomon.point) '
+  -- (the two points are positional: an output column takes a key column's name, which may be a or b; a function of
+  -- an earlier release named them, and a parameter's name cannot be changed by CREATE OR REPLACE)
+  execute format('drop function if exists gnomon_t.%I(gnomon.point, gnomon.point)', gnomon.object_name(tt.base_name, '_dkeys'));
+  execute format('create function gnomon_t.%I(gnomon.point, gnomon.point) '
                  'returns table (%s) language sql stable as %L',
                  gnomon.object_name(tt.base_name, '_dkeys'),
                  (select string_agg(format('%I %s', x->>'name', x->>'storetype'), ', ' order by o)
@@ -739,14 +742,15 @@ $b$, keys_b, bt, keys_x, hist);
   diff_body := format($b$
   select case when d.old is null then 'insert' when d.new is null then 'delete' else 'update' end, d.key, d.old, d.new
     from (select jsonb_build_object(%1$s) as key,
-                 (select to_jsonb(o) from gnomon_t.%2$I(a) o where %3$s) as old,
-                 (select to_jsonb(o) from gnomon_t.%2$I(b) o where %3$s) as new
-            from gnomon_t.%4$I(a, b) k offset 0) d
+                 (select to_jsonb(o) from gnomon_t.%2$I($1) o where %3$s) as old,
+                 (select to_jsonb(o) from gnomon_t.%2$I($2) o where %3$s) as new
+            from gnomon_t.%4$I($1, $2) k offset 0) d
    where d.old is distinct from d.new
 $b$, key_json, gnomon.object_name(tt.base_name, '_at'),
      (select string_agg(format('o.%1$I = k.%1$I', kk), ' and ' order by o) from unnest(tt.key_columns) with ordinality u(kk, o)),
      gnomon.object_name(tt.base_name, '_dkeys'));
-  execute format('create or replace function gnomon_t.%I(a gnomon.point, b gnomon.point) '
+  execute format('drop function if exists gnomon_t.%I(gnomon.point, gnomon.point)', gnomon.object_name(tt.base_name, '_diff'));
+  execute format('create function gnomon_t.%I(gnomon.point, gnomon.point) '
                  'returns table (op text, key jsonb, old jsonb, new jsonb) language sql stable as %L',
                  gnomon.object_name(tt.base_name, '_diff'), diff_body);
 
