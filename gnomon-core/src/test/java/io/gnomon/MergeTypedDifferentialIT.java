@@ -34,6 +34,11 @@ class MergeTypedDifferentialIT extends GnomonIT {
         "insert into t select g, 10 * g, 's' || g, jsonb_build_object('k', g, 'o', jsonb_build_object('x', 1)),"
             + " array[g, g + 1], g + 0.5, e'l1\\nl2\\nl3\\n', 'w' || g from generate_series(1, 10) g");
     gnomon().track("public.t");
+    // a table of types whose = holds only between identical values: a row only the source changed takes theirs whole
+    sql("create table u (id int primary key, n bigint, s text, d date)",
+        "insert into u select g, g, 'u' || g, date '2026-01-01' + g from generate_series(1, 10) g");
+    gnomon().track("public.u");
+    sql("select gnomon.set_merge_strategy('public.u', 'n', 'counter')");
     sql("select gnomon.set_merge_strategy('public.t', 'n', 'counter')",
         "select gnomon.set_merge_strategy('public.t', 'j', 'json')",
         "select gnomon.set_merge_strategy('public.t', 'a', 'union')",
@@ -47,6 +52,19 @@ class MergeTypedDifferentialIT extends GnomonIT {
   /** A random write on a point: an update of some columns, an insert, or a delete, of a small key domain. */
   private static String randomWrite(Random rnd) {
     int id = 1 + rnd.nextInt(14);
+    if (rnd.nextInt(3) == 0) {
+      switch (rnd.nextInt(8)) {
+        case 0:
+          return "delete from u where id = " + id;
+        case 1:
+          return "insert into u (id, n, s, d) select " + id + ", " + rnd.nextInt(9) + ", 'i" + rnd.nextInt(3) + "', date '2026-02-0"
+              + (1 + rnd.nextInt(3)) + "' where not exists (select 1 from u where id = " + id + ")";
+        case 2:
+          return "update u set s = 's" + rnd.nextInt(3) + "', d = d + " + rnd.nextInt(2) + " where id = " + id;
+        default:
+          return "update u set n = n + " + (rnd.nextInt(5) - 2) + " where id = " + id;
+      }
+    }
     switch (rnd.nextInt(10)) {
       case 0:
         return "delete from t where id = " + id;
@@ -161,16 +179,17 @@ class MergeTypedDifferentialIT extends GnomonIT {
           // both planners (they must apply the resolutions alike), and merge again
           try (Connection c = connect();
               Statement st = c.createStatement();
-              ResultSet rs = st.executeQuery("select key::text, column_name from gnomon.merge_conflicts(" + id + ")")) {
+              ResultSet rs = st.executeQuery("select key::text, column_name, table_name from gnomon.merge_conflicts(" + id + ")")) {
             List<String> resolutions = new ArrayList<>();
             while (rs.next()) {
               String column = rs.getString(2);
               String choice = column.isEmpty() ? (rnd.nextBoolean() ? "ours" : "theirs")
                   : new String[] {"ours", "theirs", "base", "value"}[rnd.nextInt(4)];
-              String value = choice.equals("value") ? (column.equals("n") || column.equals("p") ? "'7'" : column.equals("j")
+              String value = choice.equals("value") ? (column.equals("n") || column.equals("p") ? "'7'" : column.equals("d")
+                  ? "'\"2026-03-01\"'" : column.equals("j")
                   ? "'{\"v\": 1}'" : column.equals("a") ? "'[1]'" : "'\"v\"'") : "null";
               if (rnd.nextInt(4) > 0) {
-                resolutions.add("select gnomon.merge_resolve(" + id + ", 'public.t', '" + rs.getString(1) + "', '" + column
+                resolutions.add("select gnomon.merge_resolve(" + id + ", '" + rs.getString(3) + "', '" + rs.getString(1) + "', '" + column
                     + "', '" + choice + "', " + value + ")");
               }
             }

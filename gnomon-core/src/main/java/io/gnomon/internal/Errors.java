@@ -76,7 +76,7 @@ public final class Errors {
                   case BRANCH_HAS_CHILDREN -> new BranchHasChildrenException(message, e);
                   case BRANCH_LOST -> new BranchLostException(message, e);
                   case NO_BRANCH_SELECTED -> new NoBranchSelectedException(message, e);
-                  case INVALID_MERGE, UNKNOWN_STRATEGY, STRATEGY_TYPE_MISMATCH, MERGE_NOT_FOUND -> new MergeException(message, state, e);
+                  case INVALID_MERGE, UNKNOWN_STRATEGY, STRATEGY_TYPE_MISMATCH, MERGE_NOT_FOUND, MERGE_REPLANNED_CONFLICT -> new MergeException(message, state, e);
                   case MERGE_LIMIT_EXCEEDED -> new MergeLimitExceededException(message, e);
                 })
         .orElseGet(() -> new GnomonException(doing + ": " + message + " [SQLSTATE " + state + "]", state, e));

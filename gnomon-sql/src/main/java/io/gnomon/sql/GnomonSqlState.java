@@ -44,6 +44,11 @@ public enum GnomonSqlState {
   INVALID_POSITION("GN033", false),
   /** A change-feed consumer follows the branch; unregister it before dropping the branch. */
   BRANCH_FOLLOWED("GN034", false),
+  /**
+   * Internal to {@code gnomon.merge}: rows a concurrent transaction changed during the merge's writes now conflict; the
+   * merge rolls its writes back and records the conflicts.
+   */
+  MERGE_REPLANNED_CONFLICT("GN035", false),
   /** A merge input exceeds a configured limit (json: nesting depth or number of nodes). */
   MERGE_LIMIT_EXCEEDED("GN040", false),
   /** No branch has that name, or the selected branch was dropped. */

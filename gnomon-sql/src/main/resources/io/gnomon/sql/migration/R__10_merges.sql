@@ -10,6 +10,10 @@
 
 -- merge_read_sql takes the point itself since the typed merge (it shapes the statement for it).
 drop function if exists gnomon.merge_read_sql(gnomon.tracked_table, text, text, text);
+-- merge_read_sql takes the live row's expression, and merge_apply the merge's points, since the merge plans without
+-- row locks (they re-plan rows that changed before they were written)
+drop function if exists gnomon.merge_read_sql(gnomon.tracked_table, gnomon.point, text, text, text);
+drop function if exists gnomon.merge_apply(integer);
 
 -- The name of a branch id (0: main).
 create or replace function gnomon.branch_label(branch_id integer) returns text
@@ -188,10 +192,12 @@ comment on function gnomon.merge_base(integer, integer) is 'Internal: the base p
 -- suffix names the joined relations, so that several points can be read in one FROM clause. The levels' rows are
 -- joined to the keys as base relations, so the planner estimates each join by their statistics (a left join keeps
 -- the keys' count); the live row is looked up by key only for the keys no level held (an index probe each: none when
--- the source branch wrote every key, and no scan of the whole table for a small merge). No function call per key,
--- and no conversion of a row to another representation.
+-- the source branch wrote every key, and no scan of the whole table for a small merge), or is live, an expression of
+-- the live row that the caller reads anyway (merge_plan_table reads it once per key for base, theirs and ours);
+-- picks_live, an expression true where the pick is the live row. No function call per key, and no conversion of a
+-- row to another representation.
 create or replace function gnomon.merge_read_sql(tt gnomon.tracked_table, point gnomon.point, point_sql text, keys text,
-                                                 suffix text, out joins text, out pick text)
+                                                 suffix text, live text, out joins text, out pick text, out picks_live text)
 language plpgsql stable as $$
 declare
   tab text := format('%I.%I', tt.schema_name, tt.table_name);
@@ -209,7 +215,7 @@ begin
          string_agg(format('l.%1$I = %2$s.%1$I', kk, keys), ' and '), string_agg(format('b.%I', kk), ', '),
          string_agg(format('x.%I', kk), ', ')
     into h_key, x_key, l_key, b_cols, x_cols from unnest(tt.key_columns) kk;
-  joins := ''; pick := '';
+  joins := ''; pick := ''; picks_live := 'true';
   if levels > 0 then
     -- a snapshot that did not see the row's last write reads the image from before the first write it did not see
     -- (a history row 'I': no row there yet)
@@ -235,6 +241,7 @@ begin
       case when levels > 1 then format('order by %s, s.lvl', (select string_agg(format('s.%I', kk), ', ') from unnest(tt.key_columns) kk)) else '' end,
       br, (select string_agg(format('%1$I.%2$I = %3$s.%2$I', br, kk, keys), ' and ') from unnest(tt.key_columns) kk));
     pick := format('when %I.%I is not null then %1$I.g_row ', br, k1);
+    picks_live := format('%I.%I is null', br, k1);
   end if;
   if point.main_snap is not null then
     joins := joins || format($h$
@@ -246,11 +253,14 @@ begin
       x_cols, x_row, tt.history_table, keys, x_key, point_sql, mh,
       (select string_agg(format('%1$I.%2$I = %3$s.%2$I', mh, kk, keys), ' and ') from unnest(tt.key_columns) kk));
     pick := pick || format('when %I.%I is not null then %1$I.g_row ', mh, k1);
+    picks_live := picks_live || format(' and %I.%I is null', mh, k1);
   end if;
-  pick := format('case %selse (select l from %s l where %s) end', pick, tab, l_key);
+  -- the live row: the caller's expression (a row it read already), else an index probe
+  live := coalesce(live, format('(select l from %s l where %s)', tab, l_key));
+  pick := case when pick = '' then live else format('case %selse %s end', pick, live) end;
 end $$;
-comment on function gnomon.merge_read_sql(gnomon.tracked_table, gnomon.point, text, text, text) is
-  'Internal: SQL reading a table''s rows at a point for a set of keys, set-based and typed (the keyed form of <base>_at): left joins and the row''s expression.';
+comment on function gnomon.merge_read_sql(gnomon.tracked_table, gnomon.point, text, text, text, text) is
+  'Internal: SQL reading a table''s rows at a point for a set of keys, set-based and typed (the keyed form of <base>_at): left joins, the row''s expression, and whether it is the live row.';
 
 -- SQL of a jsonb object from a list of alternating key and value expressions: one jsonb_build_object per 50 pairs
 -- (a function takes at most 100 arguments), concatenated.
@@ -262,16 +272,227 @@ language sql immutable as $$
 $$;
 comment on function gnomon.merge_build_object(text[]) is 'Internal: SQL of a jsonb object built from key and value expressions, 50 pairs per call.';
 
--- Plans a merge, per table into a typed temporary table pg_temp.gnomon_merge_plan_<table_id>: one row per key the
--- source changed since the base, with its key columns, the action (insert, update, delete, none, conflict, or a row
--- conflict), ours, the merged row (values of the table's own row type), and for conflicts base, theirs and the
--- conflicts per column. One INSERT ... SELECT per table: the candidate keys, base and theirs read set-based (the
--- diff), ours (on main: the target's rows locked FOR UPDATE in the same statement, so ours is read after the locks;
--- never a table lock), the classification, the strategies (called only where both sides changed a column; the
--- per-column rule is inlined) and the declared resolutions. No row is converted to jsonb unless it is reported.
--- The temporary view pg_temp.gnomon_merge_plan shows every table's plan in one shape, with keys and rows as jsonb
--- (table_id, key, action, b, o, t, r, conflicts), for the merge's record, its conflicts and merge_preview.
--- Returns the merge's points.
+-- Plans a merge of one table into its typed temporary table pg_temp.gnomon_merge_plan_<table_id> (merge_prepare
+-- creates it): one row per key the source changed since the base, with its key columns, the action (insert, update,
+-- delete, none, conflict, or a row conflict), ours, the merged row (values of the table's own row type), for
+-- conflicts base, theirs and the conflicts per column, and on main the xmin of the target's row as the plan read it.
+-- One statement: the candidate keys, base and theirs read set-based (the diff), the target's live row read once per
+-- key (an index probe) for ours and for whichever of base and theirs reads main's live row, the classification, the
+-- strategies (called only where both sides changed a column; the per-column rule is inlined) and the declared
+-- resolutions. No row is converted to jsonb unless it is reported. Ours is read without row locks: merge_apply writes
+-- only rows still as the plan read them (by xmin) and re-plans the others. replan: instead of the candidate keys, the
+-- keys of these plan rows, whose rows are replaced; on main their target rows are then locked (FOR UPDATE) and ours is
+-- read after the locks, so a re-planned row cannot change again before it is written. Returns, for a re-plan, the new
+-- plan rows and how many of them are conflicts.
+create or replace function gnomon.merge_plan_table(tt gnomon.tracked_table, source_id integer, target_id integer,
+                                                   base gnomon.point, theirs gnomon.point, ours gnomon.point,
+                                                   replan tid[] default null, out planned tid[], out conflicts bigint)
+language plpgsql set jit = off set work_mem = '32MB' as $$
+declare
+  tab text := format('%I.%I', tt.schema_name, tt.table_name);
+  plan text := 'gnomon_merge_plan_' || tt.table_id;
+  keys_x text; keys_p text; keys_q text; keys_z text; key_json_m text; keys_match text; rule text; has_res boolean;
+  col jsonb; s_strategy text; s_options jsonb; s_fn regprocedure; expr text; lateral_sql text; r_parts text[]; c_parts text[];
+  kk_sql text; ours_cte text; rb record; rt record; rd record; n integer := 0; typmod integer; body text; exact boolean;
+begin
+  select string_agg(format('x.%I', k), ', ' order by o), string_agg(format('p.%I', k), ', ' order by o),
+         string_agg(format('q.%I', k), ', ' order by o), string_agg(format('z.%I', k), ', ' order by o),
+         string_agg(format('%L, m.%I', k, k), ', ' order by o), string_agg(format('x.%1$I = kk.%1$I', k), ' and ' order by o)
+    into keys_x, keys_p, keys_q, keys_z, key_json_m, keys_match
+    from unnest(tt.key_columns) with ordinality u(k, o);
+  select coalesce((select r.delete_vs_update from gnomon.merge_rule r where r.table_id = tt.table_id), 'conflict') into rule;
+  has_res := exists (select 1 from gnomon.merge_resolution mr where mr.source_id = merge_plan_table.source_id
+                       and mr.target_id = merge_plan_table.target_id and mr.table_id = tt.table_id);
+  -- whether every merged column's type has an equality that holds only between identical values (integers, text
+  -- under a deterministic collation, ...): then where ours is base, the per-column rule gives theirs exactly (a column
+  -- both sides have equal is ours, which is then identical to theirs), and the row needs no per-column work
+  exact := not exists (
+    select 1 from pg_attribute a join pg_type t on t.oid = a.atttypid
+                  left join pg_collation co on co.oid = a.attcollation
+     where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and not a.attname = any (tt.key_columns)
+       and not ((case when t.typtype = 'd' then t.typbasetype else t.oid end)
+                  in ('bool'::regtype, 'int2'::regtype, 'int4'::regtype, 'int8'::regtype, 'oid'::regtype, 'text'::regtype,
+                      'varchar'::regtype, '"char"'::regtype, 'name'::regtype, 'bytea'::regtype, 'uuid'::regtype,
+                      'date'::regtype, 'time'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype)
+                or (t.oid = 'bpchar'::regtype and a.atttypmod >= 0))
+          or coalesce(not co.collisdeterministic, false));
+  kk_sql := case when replan is null
+                 then format('select * from gnomon_t.%I($2, $3)', gnomon.object_name(tt.base_name, '_dkeys'))
+                 -- (the plan rows to re-plan leave the plan; the statement inserts their new rows)
+                 else format('delete from pg_temp.%I p where p.ctid = any ($5) returning %s', plan, keys_p) end;
+  -- ours: on main, the live row read with base and theirs (no lock), or for a re-plan the target's row locked (row
+  -- locks only: writers of other rows never wait; a writer of one of them makes the merge wait and then read its
+  -- committed row) by an index probe per key, then the keys the target has no row for; on a branch, read at the
+  -- target's point (merge_apply locks and compares the branch rows before writing them)
+  if target_id = 0 and replan is null then
+    ours_cte := 'c0 as (select dd.*, dd.g_ml as g_mo, dd.g_lx as g_ox, dd.g_bl as g_same from dd)';
+  elsif target_id = 0 then
+    ours_cte := format('o as materialized (select dd.*, l.x as g_mo, l.g_x as g_ox, false as g_same from dd cross join lateral (select x, x.xmin as g_x from %1$s x where %2$s for update of x) l), '
+                       'c0 as (select * from o union all select dd.*, null::%1$s, null::xid, false from dd where not exists (select 1 from o where %3$s))',
+                       tab, (select string_agg(format('x.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k),
+                       (select string_agg(format('o.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k));
+  else
+    rd := gnomon.merge_read_sql(tt, ours, '$4', 'dd', '_o', 'dd.g_ml');
+    ours_cte := format('c0 as (select dd.*, %s as g_mo, null::xid as g_ox, (dd.g_bl and %s) as g_same from dd%s)', rd.pick, rd.picks_live, rd.joins);
+  end if;
+  rb := gnomon.merge_read_sql(tt, base, '$2', 'kk', '_b', 'lv.x');
+  rt := gnomon.merge_read_sql(tt, theirs, '$3', 'kk', '_t', 'lv.x');
+
+  -- both sides have the row: column by column with each column's strategy (the other rows merge null records,
+  -- which the per-column rule converges without calling a strategy)
+  lateral_sql := ''; c_parts := '{}'; r_parts := '{}';
+  for col in select c from jsonb_array_elements(tt.columns) c order by (c->>'attnum')::int loop
+    if (col->>'name') = any (tt.key_columns) then
+      r_parts := r_parts || format('q.%I', col->>'name');
+      continue;
+    end if;
+    n := n + 1;
+    s_strategy := 'fail'; s_options := null; s_fn := null;
+    select s.strategy, s.options, s.custom_function into s_strategy, s_options, s_fn from gnomon.merge_strategy s
+     where s.table_id = tt.table_id and s.column_name in (col->>'name', '*')
+     order by s.column_name = '*' limit 1;
+    s_strategy := coalesce(s_strategy, 'fail');
+    expr := format('(q.rb).%1$I, (q.ro).%1$I, (q.rt).%1$I', col->>'name');
+    typmod := (select a.atttypmod from pg_attribute a where a.attrelid = tt.relid and a.attname = col->>'name');
+    expr := case s_strategy
+      when 'counter' then
+        case when (select a.atttypid from pg_attribute a where a.attrelid = tt.relid and a.attname = col->>'name') = 'numeric'::regtype
+                  and typmod >= 4
+             then format('gnomon.merge_counter(%s, %s, %s)', expr, (typmod - 4) >> 16, (typmod - 4) & 65535)
+             else format('gnomon.merge_counter(%s)', expr) end
+      when 'json' then format('gnomon.merge_json(%s, %L::boolean, %s, %s)', expr,
+                              coalesce((s_options->>'arrays_as_sets')::boolean, false)::text,
+                              coalesce((s_options->>'max_depth')::integer, 64),
+                              coalesce((s_options->>'max_nodes')::integer, 100000))
+      when 'custom' then format('gnomon.merge_custom(%s, %L::regprocedure)', expr, s_fn::text)
+      else format('gnomon.merge_%s(%s)', s_strategy, expr) end;
+    lateral_sql := lateral_sql || format(' cross join lateral %s m%s', expr, n);
+    r_parts := r_parts || format('m%s.value', n);
+    c_parts := c_parts || format('m%1$s.conflict is not null', n)
+                       || format('%L, case when m%2$s.conflict is not null then jsonb_build_object(''reason'', m%2$s.conflict, ''strategy'', %3$L) end',
+                                 col->>'name', n, s_strategy);
+  end loop;
+
+  body := format($m$
+    with kk as materialized (
+      -- the keys the source changed since the base
+      %1$s
+    ), dd as %18$s (
+      -- with their base and theirs rows (the diff base -> theirs), read in one pass over the keys, and the target's
+      -- live row (an index probe per key: the planner cannot know how many keys come, and must not hash the table);
+      -- materialized only where two parts of the statement read it (a re-plan on main): storing 50,000 rows of
+      -- three row values cost about 150 ms of CPU
+      select * from (select kk.*, %2$s as g_mb, %3$s as g_mt, lv.x as g_ml, lv.g_x as g_lx, %29$s as g_bl
+                       from kk%15$s%16$s
+                       left join lateral (select x, x.xmin as g_x from %11$s x where %17$s offset 0) lv on true offset 0) d
+       where %21$s
+    ), %4$s, c as (
+      select c0.*,
+             -- (g_same: ours is the very row version base read, so ours is base and, as theirs is not, not theirs)
+             case when c0.g_mb is null and c0.g_mo is null then 'insert'
+                  when c0.g_mb is null and not %22$s then 'none'
+                  when c0.g_mb is null then 'merge'
+                  when c0.g_mt is null and c0.g_mo is null then 'none'
+                  when c0.g_mt is null and (c0.g_same or not %23$s) then 'delete'
+                  when c0.g_mt is null then %5$L
+                  when c0.g_mo is null then %6$L
+                  when c0.g_same then %30$L
+                  when %31$s not %23$s then 'theirs'
+                  when not %22$s then 'none'
+                  else 'merge' end as g_mcls
+        from c0
+    ), m as (
+      select %24$s, q.g_mb, q.g_mo, q.g_mt, q.g_mcls, q.g_ox,
+             case when q.g_mcls = 'merge' then row(%9$s)::%11$s end as g_mr, %10$s as g_mc
+        from (select c.*, case when c.g_mcls = 'merge' then c.g_mb end as rb,
+                     case when c.g_mcls = 'merge' then c.g_mo end as ro,
+                     case when c.g_mcls = 'merge' then c.g_mt end as rt
+                from c offset 0) q %12$s
+    ), z as (
+      select m.*, %13$s
+        from m %14$s
+    )%27$s
+      insert into pg_temp.%19$I (%20$s, g_action, g_b, g_o, g_t, g_r, g_conflicts, g_xmin)
+      select %25$s,
+             case when z.g_mcls in ('delete_vs_update', 'update_vs_delete') and z.row_choice = 'theirs'
+                    then case z.g_mcls when 'delete_vs_update' then 'delete' else 'insert' end
+                  when z.g_mcls in ('delete_vs_update', 'update_vs_delete') and z.row_choice is not null then 'none'
+                  when z.g_mcls = 'theirs' then 'update'
+                  when z.g_mcls <> 'merge' then z.g_mcls
+                  when z.g_mc - z.resolved_cols <> '{}'::jsonb then 'conflict'
+                  when not %26$s then 'none'
+                  else 'update' end,
+             -- base and theirs are kept where a conflict reports them
+             case when z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mb end, z.g_mo,
+             case when z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mt end,
+             case when z.g_mcls in ('insert', 'theirs') or (z.g_mcls = 'update_vs_delete' and z.row_choice = 'theirs') then z.g_mt
+                  when z.g_mcls = 'merge' then z.g_fr end,
+             nullif(z.g_mc - z.resolved_cols, '{}'::jsonb),
+             z.g_ox
+        from z%28$s$m$,
+    kk_sql, rb.pick, rt.pick,
+    ours_cte,
+    case rule when 'delete_wins' then 'delete' when 'update_wins' then 'none' else 'delete_vs_update' end,
+    case rule when 'delete_wins' then 'none' when 'update_wins' then 'insert' else 'update_vs_delete' end,
+    null, null, array_to_string(r_parts, ', '),  -- (7 and 8 are no longer used)
+    case when n = 0 then 'null::jsonb'
+         else format('case when %s then jsonb_strip_nulls(%s) end',
+                     (select string_agg(c_parts[i], ' or ') from generate_subscripts(c_parts, 1) i where i % 2 = 1),
+                     gnomon.merge_build_object((select array_agg(c_parts[i] order by i) from generate_subscripts(c_parts, 1) i where i % 2 = 0))) end,
+    tab, lateral_sql,
+    -- declared resolutions of the pair, for exactly these conflicts (looked up only when the pair has some); a
+    -- resolved column's value is written into the merged row (jsonb_populate_record over it)
+    case when has_res then 'case when x.patch is null then m.g_mr else jsonb_populate_record(m.g_mr, x.patch) end as g_fr,'
+                           ' coalesce(x.cols, ''{}''::text[]) as resolved_cols, y.choice as row_choice'
+         else 'm.g_mr as g_fr, ''{}''::text[] as resolved_cols, null::text as row_choice' end,
+    case when has_res then format($r$
+        left join lateral (select jsonb_object_agg(mr.column_name, case mr.choice when 'ours' then to_jsonb(m.g_mo)->mr.column_name
+                                                                   when 'theirs' then to_jsonb(m.g_mt)->mr.column_name
+                                                                   when 'base' then to_jsonb(m.g_mb)->mr.column_name else mr.value end) as patch,
+                                  array_agg(mr.column_name::text) as cols
+                             from gnomon.merge_resolution mr
+                            where m.g_mc is not null and mr.source_id = %1$s and mr.target_id = %2$s and mr.table_id = %3$s
+                              and mr.key = jsonb_build_object(%4$s) and m.g_mc ? mr.column_name
+                              and mr.base is not distinct from to_jsonb(m.g_mb)->mr.column_name
+                              and mr.ours is not distinct from to_jsonb(m.g_mo)->mr.column_name
+                              and mr.theirs is not distinct from to_jsonb(m.g_mt)->mr.column_name) x on true
+        left join lateral (select mr.choice from gnomon.merge_resolution mr
+                            where m.g_mcls in ('delete_vs_update', 'update_vs_delete')
+                              and mr.source_id = %1$s and mr.target_id = %2$s and mr.table_id = %3$s
+                              and mr.key = jsonb_build_object(%4$s) and mr.column_name = ''
+                              and mr.base is not distinct from to_jsonb(m.g_mb) and mr.ours is not distinct from to_jsonb(m.g_mo)
+                              and mr.theirs is not distinct from to_jsonb(m.g_mt)) y on true$r$, source_id, target_id, tt.table_id,
+                              key_json_m)
+         else '' end,
+    rb.joins, rt.joins,
+    keys_match,
+    case when target_id = 0 and replan is not null then 'materialized' else 'not materialized' end,
+    plan, (select string_agg(format('%I', k), ', ') from unnest(tt.key_columns) k),
+    '(d.g_mb is distinct from d.g_mt)',
+    '(c0.g_mo is distinct from c0.g_mt)',
+    '(c0.g_mo is distinct from c0.g_mb)',
+    keys_q, keys_z,
+    '(z.g_fr is distinct from z.g_mo)',
+    -- a re-plan: the INSERT as the last CTE, returning the new plan rows
+    case when replan is not null then ', ins as (' else '' end,
+    case when replan is not null then ' returning ctid, g_action) select coalesce(array_agg(ctid), ''{}''), count(*) filter'
+                                      ' (where g_action in (''conflict'', ''delete_vs_update'', ''update_vs_delete'')) from ins' else '' end,
+    rb.picks_live,
+    case when exact then 'theirs' else 'merge' end,
+    case when exact then '' else 'false and' end);
+  if replan is null then
+    execute body using tt.table_id, base, theirs, ours, replan;
+  else
+    execute body into planned, conflicts using tt.table_id, base, theirs, ours, replan;
+  end if;
+end $$;
+comment on function gnomon.merge_plan_table(gnomon.tracked_table, integer, integer, gnomon.point, gnomon.point, gnomon.point, tid[]) is
+  'Internal: plans a merge of one table into its typed pg_temp.gnomon_merge_plan_<table_id> (or re-plans some of its rows, their target rows locked).';
+
+-- Plans a merge, per table into a typed temporary table pg_temp.gnomon_merge_plan_<table_id> (gnomon.merge_plan_table
+-- writes it). The temporary view pg_temp.gnomon_merge_plan shows every table's plan in one shape, with keys and rows
+-- as jsonb (table_id, key, action, b, o, t, r, conflicts), for the merge's record, its conflicts and merge_preview.
+-- Returns the merge's points. Nothing is locked: the plan reads ours as it is now.
 create or replace function gnomon.merge_prepare(source text, target text, tables text[],
                                                 out source_id integer, out target_id integer,
                                                 out base gnomon.point, out theirs gnomon.point)
@@ -282,9 +503,7 @@ language plpgsql set jit = off set work_mem = '32MB' as $$
 declare
   tt gnomon.tracked_table;
   ours gnomon.point;
-  tab text; plan text; keys_x text; keys_q text; keys_z text; key_json text; key_json_m text; rule text; has_res boolean;
-  col jsonb; s_strategy text; s_options jsonb; s_fn regprocedure; expr text; lateral_sql text; r_parts text[]; c_parts text[];
-  ours_cte text; rb record; rt record; rd record; n integer := 0; typmod integer; ids integer[]; views text[] := '{}'; old record;
+  tab text; plan text; keys_x text; key_json text; ids integer[]; views text[] := '{}'; old record;
 begin
   if source is null or target is null then
     raise exception using errcode = 'GN021', message = 'a merge needs a source and a target',
@@ -333,164 +552,19 @@ begin
     elsif ours.main_snap is not null and not pg_visible_in_snapshot(tt.track_xid, ours.main_snap) then
       perform gnomon.point_too_old(tt.table_id, ours);
     end if;
-    select string_agg(format('x.%I', k), ', ' order by o),
-           string_agg(format('q.%I', k), ', ' order by o), string_agg(format('z.%I', k), ', ' order by o),
-           string_agg(format('%L, p.%I', k, k), ', ' order by o), string_agg(format('%L, m.%I', k, k), ', ' order by o)
-      into keys_x, keys_q, keys_z, key_json, key_json_m
+    select string_agg(format('x.%I', k), ', ' order by o), string_agg(format('%L, p.%I', k, k), ', ' order by o)
+      into keys_x, key_json
       from unnest(tt.key_columns) with ordinality u(k, o);
-    select coalesce((select r.delete_vs_update from gnomon.merge_rule r where r.table_id = tt.table_id), 'conflict') into rule;
-    has_res := exists (select 1 from gnomon.merge_resolution mr where mr.source_id = merge_prepare.source_id
-                         and mr.target_id = merge_prepare.target_id and mr.table_id = tt.table_id);
-    -- the typed plan: the key columns as the table has them, then the action and rows of the table's own type
+    -- the typed plan: the key columns as the table has them, then the action and rows of the table's own type, and
+    -- on main the xmin of the target's row as the plan read it
     execute format('create temp table %I on commit drop as select %s, null::text as g_action, null::%3$s as g_b,'
-                   ' null::%3$s as g_o, null::%3$s as g_t, null::%3$s as g_r, null::jsonb as g_conflicts from %3$s x where false',
+                   ' null::%3$s as g_o, null::%3$s as g_t, null::%3$s as g_r, null::jsonb as g_conflicts, null::xid as g_xmin'
+                   ' from %3$s x where false',
                    plan, keys_x, tab);
     views := views || format('select %s as table_id, jsonb_build_object(%s) as key, p.g_action as action, to_jsonb(p.g_b) as b,'
                              ' to_jsonb(p.g_o) as o, to_jsonb(p.g_t) as t, to_jsonb(p.g_r) as r, p.g_conflicts as conflicts'
                              ' from pg_temp.%I p', tt.table_id, key_json, plan);
-    -- ours: on main, the target's rows of the candidate keys, locked (row locks only: writers of other rows never
-    -- wait; a writer of one of them makes the merge wait and then read its committed row), then the keys the target
-    -- has no row for; on a branch, read at the target's point (merge_apply locks and compares the branch rows
-    -- before writing them). On main each key locks its row by an index probe (a lateral subquery): a join let the
-    -- planner hash the whole table for any number of keys, which was most of a small merge's cost and slower for
-    -- 50,000 keys too
-    if target_id = 0 then
-      ours_cte := format('o as materialized (select dd.*, l.x as g_mo from dd cross join lateral (select x from %1$s x where %2$s for update of x) l), '
-                         'c0 as (select * from o union all select dd.*, null::%1$s from dd where not exists (select 1 from o where %3$s))',
-                         tab, (select string_agg(format('x.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k),
-                         (select string_agg(format('o.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k));
-    else
-      rd := gnomon.merge_read_sql(tt, ours, '$4', 'dd', '_o');
-      ours_cte := format('c0 as (select dd.*, %s as g_mo from dd%s)', rd.pick, rd.joins);
-    end if;
-    rb := gnomon.merge_read_sql(tt, base, '$2', 'kk', '_b');
-    rt := gnomon.merge_read_sql(tt, theirs, '$3', 'kk', '_t');
-
-    -- both sides have the row: column by column with each column's strategy (the other rows merge null records,
-    -- which the per-column rule converges without calling a strategy)
-    lateral_sql := ''; c_parts := '{}'; n := 0; r_parts := '{}';
-    for col in select c from jsonb_array_elements(tt.columns) c order by (c->>'attnum')::int loop
-      if (col->>'name') = any (tt.key_columns) then
-        r_parts := r_parts || format('q.%I', col->>'name');
-        continue;
-      end if;
-      n := n + 1;
-      s_strategy := 'fail'; s_options := null; s_fn := null;
-      select s.strategy, s.options, s.custom_function into s_strategy, s_options, s_fn from gnomon.merge_strategy s
-       where s.table_id = tt.table_id and s.column_name in (col->>'name', '*')
-       order by s.column_name = '*' limit 1;
-      s_strategy := coalesce(s_strategy, 'fail');
-      expr := format('(q.rb).%1$I, (q.ro).%1$I, (q.rt).%1$I', col->>'name');
-      typmod := (select a.atttypmod from pg_attribute a where a.attrelid = tt.relid and a.attname = col->>'name');
-      expr := case s_strategy
-        when 'counter' then
-          case when (select a.atttypid from pg_attribute a where a.attrelid = tt.relid and a.attname = col->>'name') = 'numeric'::regtype
-                    and typmod >= 4
-               then format('gnomon.merge_counter(%s, %s, %s)', expr, (typmod - 4) >> 16, (typmod - 4) & 65535)
-               else format('gnomon.merge_counter(%s)', expr) end
-        when 'json' then format('gnomon.merge_json(%s, %L::boolean, %s, %s)', expr,
-                                coalesce((s_options->>'arrays_as_sets')::boolean, false)::text,
-                                coalesce((s_options->>'max_depth')::integer, 64),
-                                coalesce((s_options->>'max_nodes')::integer, 100000))
-        when 'custom' then format('gnomon.merge_custom(%s, %L::regprocedure)', expr, s_fn::text)
-        else format('gnomon.merge_%s(%s)', s_strategy, expr) end;
-      lateral_sql := lateral_sql || format(' cross join lateral %s m%s', expr, n);
-      r_parts := r_parts || format('m%s.value', n);
-      c_parts := c_parts || format('m%1$s.conflict is not null', n)
-                         || format('%L, case when m%2$s.conflict is not null then jsonb_build_object(''reason'', m%2$s.conflict, ''strategy'', %3$L) end',
-                                   col->>'name', n, s_strategy);
-    end loop;
-
-    execute format($m$
-      insert into pg_temp.%19$I (%20$s, g_action, g_b, g_o, g_t, g_r, g_conflicts)
-      with kk as materialized (
-        -- the keys the source changed since the base
-        select * from gnomon_t.%1$I($2, $3)
-      ), dd as materialized (
-        -- with their base and theirs rows (the diff base -> theirs), read in one pass over the keys
-        select * from (select kk.*, %2$s as g_mb, %3$s as g_mt from kk%15$s%16$s offset 0) d
-         where %21$s
-      ), %4$s, c as (
-        select c0.*,
-               case when c0.g_mb is null and c0.g_mo is null then 'insert'
-                    when c0.g_mb is null and not %22$s then 'none'
-                    when c0.g_mb is null then 'merge'
-                    when c0.g_mt is null and c0.g_mo is null then 'none'
-                    when c0.g_mt is null and not %23$s then 'delete'
-                    when c0.g_mt is null then %5$L
-                    when c0.g_mo is null then %6$L
-                    when not %22$s then 'none'
-                    else 'merge' end as g_mcls
-          from c0
-      ), m as (
-        select %24$s, q.g_mb, q.g_mo, q.g_mt, q.g_mcls,
-               case when q.g_mcls = 'merge' then row(%9$s)::%11$s end as g_mr, %10$s as g_mc
-          from (select c.*, case when c.g_mcls = 'merge' then c.g_mb end as rb,
-                       case when c.g_mcls = 'merge' then c.g_mo end as ro,
-                       case when c.g_mcls = 'merge' then c.g_mt end as rt
-                  from c offset 0) q %12$s
-      ), z as (
-        select m.*, %13$s
-          from m %14$s
-      )
-      select %25$s,
-             case when z.g_mcls in ('delete_vs_update', 'update_vs_delete') and z.row_choice = 'theirs'
-                    then case z.g_mcls when 'delete_vs_update' then 'delete' else 'insert' end
-                  when z.g_mcls in ('delete_vs_update', 'update_vs_delete') and z.row_choice is not null then 'none'
-                  when z.g_mcls <> 'merge' then z.g_mcls
-                  when z.g_mc - z.resolved_cols <> '{}'::jsonb then 'conflict'
-                  when not %26$s then 'none'
-                  else 'update' end,
-             -- base and theirs are kept where a conflict reports them
-             case when z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mb end, z.g_mo,
-             case when z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mt end,
-             case when z.g_mcls = 'insert' or (z.g_mcls = 'update_vs_delete' and z.row_choice = 'theirs') then z.g_mt
-                  when z.g_mcls = 'merge' then z.g_fr end,
-             nullif(z.g_mc - z.resolved_cols, '{}'::jsonb)
-        from z$m$,
-      gnomon.object_name(tt.base_name, '_dkeys'), rb.pick, rt.pick,
-      ours_cte,
-      case rule when 'delete_wins' then 'delete' when 'update_wins' then 'none' else 'delete_vs_update' end,
-      case rule when 'delete_wins' then 'none' when 'update_wins' then 'insert' else 'update_vs_delete' end,
-      null, null, array_to_string(r_parts, ', '),  -- (7 and 8 are no longer used)
-      case when n = 0 then 'null::jsonb'
-           else format('case when %s then jsonb_strip_nulls(%s) end',
-                       (select string_agg(c_parts[i], ' or ') from generate_subscripts(c_parts, 1) i where i % 2 = 1),
-                       gnomon.merge_build_object((select array_agg(c_parts[i] order by i) from generate_subscripts(c_parts, 1) i where i % 2 = 0))) end,
-      tab, lateral_sql,
-      -- declared resolutions of the pair, for exactly these conflicts (looked up only when the pair has some); a
-      -- resolved column's value is written into the merged row (jsonb_populate_record over it)
-      case when has_res then 'case when x.patch is null then m.g_mr else jsonb_populate_record(m.g_mr, x.patch) end as g_fr,'
-                             ' coalesce(x.cols, ''{}''::text[]) as resolved_cols, y.choice as row_choice'
-           else 'm.g_mr as g_fr, ''{}''::text[] as resolved_cols, null::text as row_choice' end,
-      case when has_res then format($r$
-          left join lateral (select jsonb_object_agg(mr.column_name, case mr.choice when 'ours' then to_jsonb(m.g_mo)->mr.column_name
-                                                                     when 'theirs' then to_jsonb(m.g_mt)->mr.column_name
-                                                                     when 'base' then to_jsonb(m.g_mb)->mr.column_name else mr.value end) as patch,
-                                    array_agg(mr.column_name::text) as cols
-                               from gnomon.merge_resolution mr
-                              where m.g_mc is not null and mr.source_id = %1$s and mr.target_id = %2$s and mr.table_id = %3$s
-                                and mr.key = jsonb_build_object(%4$s) and m.g_mc ? mr.column_name
-                                and mr.base is not distinct from to_jsonb(m.g_mb)->mr.column_name
-                                and mr.ours is not distinct from to_jsonb(m.g_mo)->mr.column_name
-                                and mr.theirs is not distinct from to_jsonb(m.g_mt)->mr.column_name) x on true
-          left join lateral (select mr.choice from gnomon.merge_resolution mr
-                              where m.g_mcls in ('delete_vs_update', 'update_vs_delete')
-                                and mr.source_id = %1$s and mr.target_id = %2$s and mr.table_id = %3$s
-                                and mr.key = jsonb_build_object(%4$s) and mr.column_name = ''
-                                and mr.base is not distinct from to_jsonb(m.g_mb) and mr.ours is not distinct from to_jsonb(m.g_mo)
-                                and mr.theirs is not distinct from to_jsonb(m.g_mt)) y on true$r$, source_id, target_id, tt.table_id,
-                                key_json_m)
-           else '' end,
-      rb.joins, rt.joins,
-      null, null,  -- (17 and 18 are no longer used)
-      plan, (select string_agg(format('%I', k), ', ') from unnest(tt.key_columns) k),
-      '(d.g_mb is distinct from d.g_mt)',
-      '(c0.g_mo is distinct from c0.g_mt)',
-      '(c0.g_mo is distinct from c0.g_mb)',
-      keys_q, keys_z,
-      '(z.g_fr is distinct from z.g_mo)')
-      using tt.table_id, base, theirs, ours;
+    perform gnomon.merge_plan_table(tt, source_id, target_id, base, theirs, ours);
   end loop;
   execute 'create temp view gnomon_merge_plan as select null::integer as table_id, null::jsonb as key, null::text as action,'
           ' null::jsonb as b, null::jsonb as o, null::jsonb as t, null::jsonb as r, null::jsonb as conflicts where false'
@@ -498,22 +572,31 @@ begin
 end $$;
 comment on function gnomon.merge_prepare(text, text, text[]) is 'Internal: plans a merge into typed pg_temp.gnomon_merge_plan_<table_id> tables (shown by the view pg_temp.gnomon_merge_plan) and returns its points.';
 
--- Writes a planned merge (the typed plans of merge_prepare) into the target through its normal versioning. On main:
--- plain DELETE, UPDATE and INSERT on the tables (their statement-level triggers write history) of the rows the plan
--- locked, and inserts of keys that must still be absent, each joined to the plan by its key columns.
--- On a branch: set-based writes of the branch rows and their history, with what the branch view's INSTEAD OF
--- trigger guarantees (copy on write, a history row per write, g_xid/g_cxid, tombstones, and each branch row locked
--- and compared with what the plan read). A row that changed since the plan read it is never overwritten: 40001.
-create or replace function gnomon.merge_apply(target_id integer) returns void
+-- Writes a planned merge (the typed plans of merge_prepare) into the target through its normal versioning, and
+-- returns whether it re-planned rows. On main: plain DELETE, UPDATE and INSERT on the tables (their statement-level
+-- triggers write history), each joined to the plan by its key columns, that write only rows still as the plan read
+-- them (the same row version: its xmin) and insert only keys still absent. A row a concurrent transaction changed
+-- since the plan read it (or changes during the write: PostgreSQL re-checks it after the writer commits) is not
+-- written but re-planned, its row locked (gnomon.merge_plan_table), and written as re-planned; the call runs inside a
+-- subtransaction of gnomon.merge, which a re-planned conflict (GN035, whose DETAIL lists the re-planned keys per
+-- table) rolls back, so nothing is written. On a branch: set-based writes of the branch rows and their history, with
+-- what the branch view's INSTEAD OF trigger guarantees (copy on write, a history row per write, g_xid/g_cxid,
+-- tombstones, and each branch row locked and compared with what the plan read: a row that changed is never
+-- overwritten, 40001).
+create or replace function gnomon.merge_apply(source_id integer, target_id integer, base gnomon.point, theirs gnomon.point,
+                                              out replanned boolean)
 language plpgsql set jit = off set work_mem = '32MB' as $$
 declare
   tt gnomon.tracked_table;
-  tgt text; tab text; plan text; cols text; set_list text; keymatch text; keymatch_b text; expected bigint; done bigint;
+  tgt text; tab text; plan text; cols text; set_list text; keymatch text; keymatch_b text; keymatch_u text; expected bigint; done bigint;
   bt name; bh name; b_row text; b_cols text; r_cols text; keys text; set_b text; existing bigint; bad bigint;
-  n_ins bigint; n_upd bigint; n_del bigint; small boolean;
+  n_ins bigint; n_upd bigint; n_del bigint; small boolean; todo tid[]; skipped tid[]; done_tids tid[]; rp record;
+  key_json text; again jsonb := '{}'; rd_keys jsonb; attempt integer;
   hashjoin text := current_setting('enable_hashjoin'); mergejoin text := current_setting('enable_mergejoin');
+  nestloop text := current_setting('enable_nestloop');
   x xid8 := pg_current_xact_id();
 begin
+  replanned := false;
   if target_id <> 0 then
     -- as a branch writer: the branch cannot be dropped half-way through (gnomon.branch_drop takes it exclusively)
     perform pg_advisory_xact_lock_shared(7387, target_id);
@@ -530,21 +613,22 @@ begin
     execute format('select count(*) filter (where p.g_action = ''insert''), count(*) filter (where p.g_action = ''update''),'
                    ' count(*) filter (where p.g_action = ''delete'') from pg_temp.%I p', plan) into n_ins, n_upd, n_del;
     continue when n_ins + n_upd + n_del = 0;
-    -- the plan's statistics, so that the writes join it to the target by hashing when it is large
-    if n_ins + n_upd + n_del > 1000 then
-      execute format('analyze pg_temp.%I', plan);
-    end if;
-    -- a small plan (under a twentieth of the table's rows) writes by an index probe per key: with the table cached
-    -- a probe costs far less than the planner's random_page_cost says, and a hash join scans the whole table (the
-    -- UPDATE of 2,000 keys of a 200,000-row table: 75-80 ms of CPU hashed, 43-47 ms probed; docs/performance.md);
-    -- the caller's settings are set back after this table's writes
+    -- the plan has no statistics (ANALYZE of a 50,000-row plan cost about 100 ms of CPU): the plan's size decides the
+    -- join. A small plan (under a twentieth of the table's rows) writes by an index probe per key: with the table
+    -- cached a probe costs far less than the planner's random_page_cost says, and a hash join scans the whole table
+    -- (the UPDATE of 2,000 keys of a 200,000-row table: 75-80 ms of CPU hashed, 43-47 ms probed; docs/performance.md);
+    -- a large one hashes the plan against one scan of the table. The caller's settings are set back after this
+    -- table's writes
     small := (n_ins + n_upd + n_del) * 20 < (select c.reltuples from pg_class c where c.oid = tt.relid);
     if small then
       perform set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true);
+    else
+      perform set_config('enable_nestloop', 'off', true), set_config('enable_mergejoin', 'off', true);
     end if;
     select string_agg(format('x.%1$I = p.%1$I', k), ' and '), string_agg(format('b.%1$I = p.%1$I', k), ' and '),
-           string_agg(format('%I', k), ', ')
-      into keymatch, keymatch_b, keys from unnest(tt.key_columns) k;
+           string_agg(format('u.%1$I = p.%1$I', k), ' and '), string_agg(format('%I', k), ', '),
+           string_agg(format('%L, p.%I', k, k), ', ')
+      into keymatch, keymatch_b, keymatch_u, keys, key_json from unnest(tt.key_columns) k;
     if target_id = 0 then
       tgt := tab;
       -- generated (computed) columns are left to PostgreSQL
@@ -553,44 +637,70 @@ begin
              string_agg(format('(p.g_r).%I', a.attname), ', ' order by a.attnum)
         into cols, set_list, r_cols
         from pg_attribute a where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and a.attgenerated = '';
-
-      expected := n_del;
-      if expected > 0 then
-        -- (the plan locked these rows and read ours after the locks: they are as it read them)
-        execute format('delete from %1$s x using pg_temp.%2$I p where p.g_action = ''delete'' and %3$s',
-                       tgt, plan, keymatch);
-        get diagnostics done = row_count;
-        if done <> expected then
+      -- todo: null for every row of the plan, else the plan rows of a re-plan
+      todo := null;
+      for attempt in 1 .. 5 loop
+        skipped := '{}';
+        if n_del > 0 then
+          execute format('with u as (delete from %1$s x using pg_temp.%2$I p where p.g_action = ''delete'' and %3$s'
+                         ' and x.xmin = p.g_xmin%4$s returning p.ctid) select count(*), coalesce(array_agg(ctid), ''{}'') from u',
+                         tgt, plan, keymatch, case when todo is null then '' else ' and p.ctid = any ($1)' end)
+            into done, done_tids using todo;
+          if done <> n_del then
+            execute format('select array_agg(ctid) from (select p.ctid from pg_temp.%I p where p.g_action = ''delete''%s'
+                           ' except select unnest($2)) s', plan, case when todo is null then '' else ' and p.ctid = any ($1)' end)
+              into done_tids using todo, done_tids;
+            skipped := skipped || done_tids;
+          end if;
+        end if;
+        if n_upd > 0 and set_list is not null then
+          execute format('with u as (update %1$s x set %2$s from pg_temp.%3$I p where p.g_action = ''update'' and %4$s'
+                         ' and x.xmin = p.g_xmin%5$s returning p.ctid) select count(*), coalesce(array_agg(ctid), ''{}'') from u',
+                         tgt, set_list, plan, keymatch, case when todo is null then '' else ' and p.ctid = any ($1)' end)
+            into done, done_tids using todo;
+          if done <> n_upd then
+            execute format('select array_agg(ctid) from (select p.ctid from pg_temp.%I p where p.g_action = ''update''%s'
+                           ' except select unnest($2)) s', plan, case when todo is null then '' else ' and p.ctid = any ($1)' end)
+              into done_tids using todo, done_tids;
+            skipped := skipped || done_tids;
+          end if;
+        end if;
+        if n_ins > 0 then
+          -- a key inserted concurrently meanwhile is not overwritten: it is re-planned
+          execute format('with u as (insert into %1$s (%2$s) %3$s select %4$s from pg_temp.%5$I p where p.g_action = ''insert''%6$s'
+                         ' on conflict do nothing returning %7$s)'
+                         ' select coalesce(array_agg(p.ctid), ''{}'') from pg_temp.%5$I p where p.g_action = ''insert''%6$s'
+                         ' and not exists (select 1 from u where %8$s)',
+                         tgt, cols,
+                         case when exists (select 1 from pg_attribute a where a.attrelid = tt.relid and a.attidentity = 'a')
+                              then 'overriding system value' else '' end,
+                         r_cols, plan, case when todo is null then '' else ' and p.ctid = any ($1)' end, keys, keymatch_u)
+            into done_tids using todo;
+          skipped := skipped || done_tids;
+        end if;
+        exit when cardinality(skipped) = 0;
+        -- rows that changed since the plan read them: re-planned with their rows locked, then written as re-planned
+        if attempt = 5 then
           raise exception using errcode = '40001',
-            message = format('could not serialize the merge: %s of %s rows to delete from %s changed concurrently', expected - done, expected, tgt),
+            message = format('could not serialize the merge: %s rows of %s kept changing concurrently', cardinality(skipped), tgt),
             hint = 'Merge again: nothing of this merge was written.';
         end if;
-      end if;
-      expected := n_upd;
-      if expected > 0 and set_list is not null then
-        execute format('update %1$s x set %2$s from pg_temp.%3$I p where p.g_action = ''update'' and %4$s',
-                       tgt, set_list, plan, keymatch);
-        get diagnostics done = row_count;
-        if done <> expected then
-          raise exception using errcode = '40001',
-            message = format('could not serialize the merge: %s of %s rows to update in %s changed concurrently', expected - done, expected, tgt),
-            hint = 'Merge again: nothing of this merge was written.';
+        execute format('select jsonb_agg(jsonb_build_object(%s)) from pg_temp.%I p where p.ctid = any ($1)', key_json, plan)
+          into rd_keys using skipped;
+        again := jsonb_set(again, array[tt.table_id::text], coalesce(again->(tt.table_id::text), '[]') || rd_keys);
+        rp := gnomon.merge_plan_table(tt, source_id, 0, base, theirs, gnomon.point('main'), skipped);
+        replanned := true;
+        if rp.conflicts > 0 then
+          raise exception using errcode = 'GN035',
+            message = format('the merge into %s met a conflict in rows that changed during the merge', tgt),
+            detail = again::text,
+            hint = 'gnomon.merge records the conflicts; nothing of this merge was written.';
         end if;
-      end if;
-      expected := n_ins;
-      if expected > 0 then
-        execute format('insert into %1$s (%2$s) %3$s select %4$s from pg_temp.%5$I p where p.g_action = ''insert'' on conflict do nothing',
-                       tgt, cols,
-                       case when exists (select 1 from pg_attribute a where a.attrelid = tt.relid and a.attidentity = 'a')
-                            then 'overriding system value' else '' end,
-                       r_cols, plan);
-        get diagnostics done = row_count;
-        if done <> expected then
-          raise exception using errcode = '40001',
-            message = format('could not serialize the merge: %s of %s rows to insert into %s were inserted concurrently', expected - done, expected, tgt),
-            hint = 'Merge again: nothing of this merge was written.';
-        end if;
-      end if;
+        todo := rp.planned;
+        execute format('select count(*) filter (where p.g_action = ''insert''), count(*) filter (where p.g_action = ''update''),'
+                       ' count(*) filter (where p.g_action = ''delete'') from pg_temp.%I p where p.ctid = any ($1)', plan)
+          into n_ins, n_upd, n_del using todo;
+      end loop;
     else
       tgt := format('%I.%I on branch %s', tt.schema_name, tt.table_name, gnomon.branch_label(target_id));
       bt := gnomon.object_name(tt.base_name, '_b');
@@ -657,48 +767,86 @@ begin
         end if;
       end if;
     end if;
-    if small then
-      perform set_config('enable_hashjoin', hashjoin, true), set_config('enable_mergejoin', mergejoin, true);
-    end if;
+    perform set_config('enable_hashjoin', hashjoin, true), set_config('enable_mergejoin', mergejoin, true),
+            set_config('enable_nestloop', nestloop, true);
   end loop;
 end $$;
-comment on function gnomon.merge_apply(integer) is 'Internal: writes a planned merge into the target (main''s tables, or a branch''s rows and their history).';
+comment on function gnomon.merge_apply(integer, integer, gnomon.point, gnomon.point) is
+  'Internal: writes a planned merge into the target (main''s tables, re-planning rows that changed meanwhile, or a branch''s rows and their history).';
 
 -- Merges source into target ('main' or branch names), atomically, in the caller's transaction. With conflicts it
 -- changes nothing in the target and records them (status 'conflicts'); declare resolutions (gnomon.merge_resolve)
 -- and merge again. dry_run: plans and records, writes nothing. tables: only these tracked tables (null: all).
+-- The plan reads ours without locks; the writes (gnomon.merge_apply, in a subtransaction) re-plan the rows that
+-- changed meanwhile, and when such a row now conflicts, the writes are rolled back, those rows re-planned again
+-- (locked) and the merge recorded with its conflicts.
 create or replace function gnomon.merge(source text, target text, dry_run boolean default false, tables text[] default null)
 returns gnomon.merge language plpgsql as $$
 declare
   prep record;
   m gnomon.merge;
-  n_conf bigint;
+  n_ins bigint; n_upd bigint; n_del bigint; n_conf bigint;
+  replanned boolean;
+  detail text; r record; tt gnomon.tracked_table; tids tid[];
 begin
   select * into prep from gnomon.merge_prepare(source, target, tables);
-  select count(*) into n_conf
-    from (select 1 from pg_temp.gnomon_merge_plan p cross join lateral jsonb_object_keys(p.conflicts) k where p.action = 'conflict'
-          union all select 1 from pg_temp.gnomon_merge_plan p where p.action in ('delete_vs_update', 'update_vs_delete')) c;
-  insert into gnomon.merge (source_name, target_name, source_id, target_id, base, theirs, status, adds, modifications, deletes,
-                            conflicts, merge_xid)
-  select source, target, prep.source_id, prep.target_id, prep.base, prep.theirs,
-         case when coalesce(dry_run, false) then 'dry_run' when n_conf > 0 then 'conflicts'
-              when count(*) filter (where p.action in ('insert', 'update', 'delete')) = 0 then 'nothing' else 'applied' end,
-         count(*) filter (where p.action = 'insert'), count(*) filter (where p.action = 'update'),
-         count(*) filter (where p.action = 'delete'), n_conf, pg_current_xact_id()
-    from pg_temp.gnomon_merge_plan p
-  returning * into m;
-  insert into gnomon.merge_conflict (merge_id, table_id, key, column_name, kind, base, ours, theirs, strategy, reason)
-  select m.merge_id, p.table_id, p.key, c.key, 'column', p.b->c.key, p.o->c.key, p.t->c.key, c.value->>'strategy', c.value->>'reason'
-    from pg_temp.gnomon_merge_plan p cross join lateral jsonb_each(p.conflicts) c where p.action = 'conflict'
-  union all
-  select m.merge_id, p.table_id, p.key, '', p.action, p.b, p.o, p.t, null,
-         case p.action when 'delete_vs_update' then 'the source deleted the row and the target updated it'
-                       else 'the source updated the row and the target deleted it' end
-    from pg_temp.gnomon_merge_plan p where p.action in ('delete_vs_update', 'update_vs_delete');
-  if m.status = 'applied' then
-    perform gnomon.merge_apply(prep.target_id);
-  end if;
-  return m;
+  for attempt in 1 .. 3 loop
+    -- the plan's counts, in one pass
+    select count(*) filter (where p.action = 'insert'), count(*) filter (where p.action = 'update'),
+           count(*) filter (where p.action = 'delete'),
+           coalesce(sum(case when p.action = 'conflict' then (select count(*) from jsonb_object_keys(p.conflicts))
+                             when p.action in ('delete_vs_update', 'update_vs_delete') then 1 else 0 end), 0)
+      into n_ins, n_upd, n_del, n_conf
+      from pg_temp.gnomon_merge_plan p;
+    if coalesce(dry_run, false) or n_conf > 0 or n_ins + n_upd + n_del = 0 then
+      insert into gnomon.merge (source_name, target_name, source_id, target_id, base, theirs, status, adds, modifications, deletes,
+                                conflicts, merge_xid)
+      values (source, target, prep.source_id, prep.target_id, prep.base, prep.theirs,
+              case when coalesce(dry_run, false) then 'dry_run' when n_conf > 0 then 'conflicts' else 'nothing' end,
+              n_ins, n_upd, n_del, n_conf, pg_current_xact_id())
+      returning * into m;
+      if n_conf > 0 then
+        insert into gnomon.merge_conflict (merge_id, table_id, key, column_name, kind, base, ours, theirs, strategy, reason)
+        select m.merge_id, p.table_id, p.key, c.key, 'column', p.b->c.key, p.o->c.key, p.t->c.key, c.value->>'strategy', c.value->>'reason'
+          from pg_temp.gnomon_merge_plan p cross join lateral jsonb_each(p.conflicts) c where p.action = 'conflict'
+        union all
+        select m.merge_id, p.table_id, p.key, '', p.action, p.b, p.o, p.t, null,
+               case p.action when 'delete_vs_update' then 'the source deleted the row and the target updated it'
+                             else 'the source updated the row and the target deleted it' end
+          from pg_temp.gnomon_merge_plan p where p.action in ('delete_vs_update', 'update_vs_delete');
+      end if;
+      return m;
+    end if;
+    begin
+      replanned := gnomon.merge_apply(prep.source_id, prep.target_id, prep.base, prep.theirs);
+      if replanned then
+        select count(*) filter (where p.action = 'insert'), count(*) filter (where p.action = 'update'),
+               count(*) filter (where p.action = 'delete')
+          into n_ins, n_upd, n_del
+          from pg_temp.gnomon_merge_plan p;
+      end if;
+      insert into gnomon.merge (source_name, target_name, source_id, target_id, base, theirs, status, adds, modifications, deletes,
+                                conflicts, merge_xid)
+      values (source, target, prep.source_id, prep.target_id, prep.base, prep.theirs,
+              case when n_ins + n_upd + n_del = 0 then 'nothing' else 'applied' end, n_ins, n_upd, n_del, 0, pg_current_xact_id())
+      returning * into m;
+      return m;
+    exception when sqlstate 'GN035' then
+      -- rows that changed during the writes conflict now: the writes are undone; re-plan those rows (locked) and
+      -- record the merge with its conflicts
+      get stacked diagnostics detail = pg_exception_detail;
+      for r in select e.key::integer as table_id, e.value as keys from jsonb_each(detail::jsonb) e loop
+        select * into tt from gnomon.tracked_table x where x.table_id = r.table_id;
+        execute format('select coalesce(array_agg(p.ctid), ''{}'') from pg_temp.%I p where jsonb_build_object(%s) in (select jsonb_array_elements($1))',
+                       'gnomon_merge_plan_' || tt.table_id,
+                       (select string_agg(format('%L, p.%I', k, k), ', ') from unnest(tt.key_columns) k))
+          into tids using r.keys;
+        perform gnomon.merge_plan_table(tt, prep.source_id, prep.target_id, prep.base, prep.theirs, gnomon.point(target), tids);
+      end loop;
+    end;
+  end loop;
+  raise exception using errcode = '40001', message = format('could not serialize the merge of %s into %s: its rows kept changing concurrently', source, target),
+    hint = 'Merge again: nothing of this merge was written.';
 end $$;
 comment on function gnomon.merge(text, text, boolean, text[]) is
   'Merges source into target (''main'' or branches): three-way, per-column strategies, atomic; with conflicts changes nothing and records them; dry_run only plans. Returns the merge''s row.';

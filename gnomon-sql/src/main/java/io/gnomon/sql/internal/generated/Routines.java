@@ -64,6 +64,7 @@ import io.gnomon.sql.internal.generated.routines.MergeJsonAt;
 import io.gnomon.sql.internal.generated.routines.MergeJsonCheck;
 import io.gnomon.sql.internal.generated.routines.MergeJsonResolve;
 import io.gnomon.sql.internal.generated.routines.MergeMultiset;
+import io.gnomon.sql.internal.generated.routines.MergePlanTable;
 import io.gnomon.sql.internal.generated.routines.MergePrepare;
 import io.gnomon.sql.internal.generated.routines.MergeReadSql;
 import io.gnomon.sql.internal.generated.routines.MergeResolve;
@@ -1646,14 +1647,21 @@ public class Routines {
     /**
      * Call <code>gnomon.merge_apply</code>
      */
-    public static void mergeApply(
+    public static Boolean mergeApply(
           Configuration configuration
+        , Integer sourceId
         , Integer targetId
+        , PointRecord base
+        , PointRecord theirs
     ) {
         MergeApply p = new MergeApply();
+        p.setSourceId(sourceId);
         p.setTargetId(targetId);
+        p.setBase(base);
+        p.setTheirs(theirs);
 
         p.execute(configuration);
+        return p.getReplanned();
     }
 
     /**
@@ -2041,6 +2049,32 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.merge_plan_table</code>
+     */
+    public static MergePlanTable mergePlanTable(
+          Configuration configuration
+        , TrackedTableRecord tt
+        , Integer sourceId
+        , Integer targetId
+        , PointRecord base
+        , PointRecord theirs
+        , PointRecord ours
+        , Long[] replan
+    ) {
+        MergePlanTable p = new MergePlanTable();
+        p.setTt(tt);
+        p.setSourceId(sourceId);
+        p.setTargetId(targetId);
+        p.setBase(base);
+        p.setTheirs(theirs);
+        p.setOurs(ours);
+        p.setReplan(replan);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
      * Call <code>gnomon.merge_prepare</code>
      */
     public static MergePrepare mergePrepare(
@@ -2068,6 +2102,7 @@ public class Routines {
         , String pointSql
         , String keys
         , String suffix
+        , String live
     ) {
         MergeReadSql p = new MergeReadSql();
         p.setTt(tt);
@@ -2075,6 +2110,7 @@ public class Routines {
         p.setPointSql(pointSql);
         p.setKeys(keys);
         p.setSuffix(suffix);
+        p.setLive(live);
 
         p.execute(configuration);
         return p;

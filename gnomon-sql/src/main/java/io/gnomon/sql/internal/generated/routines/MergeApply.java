@@ -5,6 +5,8 @@ package io.gnomon.sql.internal.generated.routines;
 
 
 import io.gnomon.sql.internal.generated.Gnomon;
+import io.gnomon.sql.internal.generated.udt.Point;
+import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
 import org.jooq.Parameter;
 import org.jooq.impl.AbstractRoutine;
@@ -21,9 +23,29 @@ public class MergeApply extends AbstractRoutine<java.lang.Void> {
     private static final long serialVersionUID = 1L;
 
     /**
+     * The parameter <code>gnomon.merge_apply.source_id</code>.
+     */
+    public static final Parameter<Integer> SOURCE_ID = Internal.createParameter("source_id", SQLDataType.INTEGER, false, false);
+
+    /**
      * The parameter <code>gnomon.merge_apply.target_id</code>.
      */
     public static final Parameter<Integer> TARGET_ID = Internal.createParameter("target_id", SQLDataType.INTEGER, false, false);
+
+    /**
+     * The parameter <code>gnomon.merge_apply.base</code>.
+     */
+    public static final Parameter<PointRecord> BASE = Internal.createParameter("base", Point.POINT.getDataType(), false, false);
+
+    /**
+     * The parameter <code>gnomon.merge_apply.theirs</code>.
+     */
+    public static final Parameter<PointRecord> THEIRS = Internal.createParameter("theirs", Point.POINT.getDataType(), false, false);
+
+    /**
+     * The parameter <code>gnomon.merge_apply.replanned</code>.
+     */
+    public static final Parameter<Boolean> REPLANNED = Internal.createParameter("replanned", SQLDataType.BOOLEAN, false, false);
 
     /**
      * Create a new routine call instance
@@ -31,7 +53,18 @@ public class MergeApply extends AbstractRoutine<java.lang.Void> {
     public MergeApply() {
         super("merge_apply", Gnomon.GNOMON);
 
+        addInParameter(SOURCE_ID);
         addInParameter(TARGET_ID);
+        addInParameter(BASE);
+        addInParameter(THEIRS);
+        addOutParameter(REPLANNED);
+    }
+
+    /**
+     * Set the <code>source_id</code> parameter IN value to the routine
+     */
+    public void setSourceId(Integer value) {
+        setValue(SOURCE_ID, value);
     }
 
     /**
@@ -39,5 +72,26 @@ public class MergeApply extends AbstractRoutine<java.lang.Void> {
      */
     public void setTargetId(Integer value) {
         setValue(TARGET_ID, value);
+    }
+
+    /**
+     * Set the <code>base</code> parameter IN value to the routine
+     */
+    public void setBase(PointRecord value) {
+        setValue(BASE, value);
+    }
+
+    /**
+     * Set the <code>theirs</code> parameter IN value to the routine
+     */
+    public void setTheirs(PointRecord value) {
+        setValue(THEIRS, value);
+    }
+
+    /**
+     * Get the <code>replanned</code> parameter OUT value from the routine
+     */
+    public Boolean getReplanned() {
+        return get(REPLANNED);
     }
 }

@@ -50,6 +50,11 @@ public class MergeReadSql extends AbstractRoutine<java.lang.Void> {
     public static final Parameter<String> SUFFIX = Internal.createParameter("suffix", SQLDataType.CLOB, false, false);
 
     /**
+     * The parameter <code>gnomon.merge_read_sql.live</code>.
+     */
+    public static final Parameter<String> LIVE = Internal.createParameter("live", SQLDataType.CLOB, false, false);
+
+    /**
      * The parameter <code>gnomon.merge_read_sql.joins</code>.
      */
     public static final Parameter<String> JOINS = Internal.createParameter("joins", SQLDataType.CLOB, false, false);
@@ -58,6 +63,11 @@ public class MergeReadSql extends AbstractRoutine<java.lang.Void> {
      * The parameter <code>gnomon.merge_read_sql.pick</code>.
      */
     public static final Parameter<String> PICK = Internal.createParameter("pick", SQLDataType.CLOB, false, false);
+
+    /**
+     * The parameter <code>gnomon.merge_read_sql.picks_live</code>.
+     */
+    public static final Parameter<String> PICKS_LIVE = Internal.createParameter("picks_live", SQLDataType.CLOB, false, false);
 
     /**
      * Create a new routine call instance
@@ -70,8 +80,10 @@ public class MergeReadSql extends AbstractRoutine<java.lang.Void> {
         addInParameter(POINT_SQL);
         addInParameter(KEYS);
         addInParameter(SUFFIX);
+        addInParameter(LIVE);
         addOutParameter(JOINS);
         addOutParameter(PICK);
+        addOutParameter(PICKS_LIVE);
     }
 
     /**
@@ -110,6 +122,13 @@ public class MergeReadSql extends AbstractRoutine<java.lang.Void> {
     }
 
     /**
+     * Set the <code>live</code> parameter IN value to the routine
+     */
+    public void setLive(String value) {
+        setValue(LIVE, value);
+    }
+
+    /**
      * Get the <code>joins</code> parameter OUT value from the routine
      */
     public String getJoins() {
@@ -121,5 +140,12 @@ public class MergeReadSql extends AbstractRoutine<java.lang.Void> {
      */
     public String getPick() {
         return get(PICK);
+    }
+
+    /**
+     * Get the <code>picks_live</code> parameter OUT value from the routine
+     */
+    public String getPicksLive() {
+        return get(PICKS_LIVE);
     }
 }
