@@ -16,6 +16,20 @@ import org.postgresql.PGConnection;
 class TrackingIT extends GnomonIT {
 
   @Test
+  void columnsNamedLikeGnomonsOwnAreRefused() throws Exception {
+    sql("create table rz (id int primary key, g_lvl int)");
+    java.sql.SQLException track = assertThrows(java.sql.SQLException.class, () -> sql("select gnomon.track('rz')"));
+    assertEquals("GN004", track.getSQLState(), track.getMessage());
+    assertTrue(track.getMessage().contains("its column g_lvl has a name Gnomon reserves"), track.getMessage());
+    sql("alter table rz rename column g_lvl to lvl");
+    gnomon().track("rz");
+    java.sql.SQLException add = assertThrows(java.sql.SQLException.class,
+        () -> sql("alter table rz add column g_branch int"));
+    assertEquals("GN006", add.getSQLState(), add.getMessage());
+    assertEquals("0", one("select count(*) from pg_attribute where attrelid = 'rz'::regclass and attname = 'g_branch'"));
+  }
+
+  @Test
   void aDisabledWriteTriggerIsWarnedAboutAndRefusedAtStartUp() throws Exception {
     sql("create table dt (id int primary key, v int)");
     gnomon().track("dt");

@@ -10,6 +10,20 @@
 -- its closed bounds. The whole roll holds an ACCESS EXCLUSIVE lock on the history (taken first, see below): writes
 -- to the table and reads of its history wait for it, for as long as the check scans the open partition.
 -- Returns the new partition's name.
+-- The column names Gnomon gives its own columns beside a tracked table's (history, checkpoints, branch tables) or
+-- uses as aliases beside them in generated SQL (reads, merges, the C module's branch read): a table with a column of
+-- one of these names is not tracked (GN004), and ADD COLUMN of one is refused (GN006). The one list:
+-- ReservedColumnNamesIT checks that every g_* name in the migrations and the C module is in it.
+create or replace function gnomon.reserved_column_names() returns name[]
+language sql immutable parallel safe as $$
+  select array['g_action', 'g_b', 'g_bl', 'g_br', 'g_branch', 'g_conflicts', 'g_cp', 'g_cxid', 'g_del', 'g_fr', 'g_id',
+               'g_img', 'g_lvl', 'g_lx', 'g_mb', 'g_mc', 'g_mcls', 'g_ml', 'g_mo', 'g_mr', 'g_mt', 'g_norow', 'g_o', 'g_op',
+               'g_ox', 'g_place', 'g_prune', 'g_r', 'g_row', 'g_same', 'g_sub', 'g_t', 'g_vid', 'g_x', 'g_xid', 'g_xmin',
+               'gnomon_rn']::name[]
+$$;
+comment on function gnomon.reserved_column_names() is
+  'The column names Gnomon uses beside a tracked table''s columns: a table with one of them cannot be tracked, nor one added.';
+
 create or replace function gnomon.roll_history(table_name text, margin bigint default 16777216) returns name
 language plpgsql as $$
 declare
@@ -135,10 +149,11 @@ begin
   end loop;
   for bad in select a.attname, format_type(a.atttypid, a.atttypmod) as t from pg_attribute a
               where a.attrelid = rel and a.attnum > 0 and not a.attisdropped
-                and a.attname in ('g_vid', 'g_xid', 'g_op', 'g_cp', 'gnomon_rn') loop
+                and a.attname = any (gnomon.reserved_column_names()) loop
     raise exception using errcode = 'GN004',
       message = format('%s cannot be tracked: its column %I has a name Gnomon reserves for its history', rel::regclass, bad.attname),
-      hint = 'Rename the column (g_vid, g_xid, g_op, g_cp and gnomon_rn are reserved), then track the table.';
+      hint = format('Rename the column, then track the table. Reserved: %s (select gnomon.reserved_column_names()).',
+                    array_to_string(gnomon.reserved_column_names(), ', '));
   end loop;
   cols := gnomon.table_columns(rel);
 

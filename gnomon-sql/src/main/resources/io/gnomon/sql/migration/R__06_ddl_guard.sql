@@ -55,10 +55,11 @@ begin
   end if;
   for new_col in select c from jsonb_array_elements(cur_cols) c
                   where not exists (select 1 from jsonb_array_elements(tt.columns) o where o->>'attnum' = c->>'attnum') loop
-    if new_col->>'name' in ('g_vid', 'g_xid', 'g_op', 'g_cp', 'gnomon_rn') then
+    if (new_col->>'name')::name = any (gnomon.reserved_column_names()) then
       raise exception using errcode = 'GN006',
         message = format('column %I of tracked table %s has a name Gnomon reserves for its history', new_col->>'name', tab),
-        hint = 'Choose another name (g_vid, g_xid, g_op, g_cp and gnomon_rn are reserved).';
+        hint = format('Choose another name. Reserved: %s (select gnomon.reserved_column_names()).',
+                      array_to_string(gnomon.reserved_column_names(), ', '));
     end if;
     if not gnomon.type_has_equality((new_col->>'typid')::oid) then
       raise exception using errcode = 'GN005',

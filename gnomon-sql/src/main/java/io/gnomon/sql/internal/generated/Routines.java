@@ -82,6 +82,7 @@ import io.gnomon.sql.internal.generated.routines.PastSnapshot;
 import io.gnomon.sql.internal.generated.routines.Point;
 import io.gnomon.sql.internal.generated.routines.PointTooOld;
 import io.gnomon.sql.internal.generated.routines.ReadSnapshot;
+import io.gnomon.sql.internal.generated.routines.ReservedColumnNames;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
 import io.gnomon.sql.internal.generated.routines.SetMergeRule;
 import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
@@ -2687,6 +2688,27 @@ public class Routines {
         f.setCoordinate(coordinate);
         f.setTrackXid(trackXid);
         f.setTableId(tableId);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.reserved_column_names</code>
+     */
+    public static String[] reservedColumnNames(
+          Configuration configuration
+    ) {
+        ReservedColumnNames f = new ReservedColumnNames();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.reserved_column_names</code> as a field.
+     */
+    public static Field<String[]> reservedColumnNames() {
+        ReservedColumnNames f = new ReservedColumnNames();
 
         return f.asField();
     }
