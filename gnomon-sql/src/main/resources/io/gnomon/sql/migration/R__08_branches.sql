@@ -860,7 +860,8 @@ end $b$, bt, coalesce(key_changed, 'false'), ceq_old, cur_cols, old_cols, tab, b
   execute format('drop trigger if exists gnomon_branch_write on %s', vname);
   execute format('create trigger gnomon_branch_write instead of insert or update or delete on %s '
                  'for each row execute function gnomon_t.%I()', vname, gnomon.object_name(tt.base_name, '_bwrite'));
-  -- who may read or write the table may do so on branches (the view reads and writes with its owner's rights)
+  -- who may read or write the table when it is tracked may do so on branches (the view's read functions read the
+  -- branch tables with the caller's rights: gnomon.track grants SELECT on them to the same roles; docs/branches.md)
   if not c.relrowsecurity then
     for grantee in select distinct case when a.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(a.grantee)) end as g,
                           a.privilege_type as p
