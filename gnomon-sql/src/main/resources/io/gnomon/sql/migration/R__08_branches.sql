@@ -720,9 +720,10 @@ $b$,
   select %1$s from lb join gnomon_t.%2$I b on b.g_branch = lb.id
    where not exists (select 1 from la where la.id = lb.id)
   union
-  -- (main read at the same snapshot by both points, as by a branch at two moments: no version of main differs)
+  -- (main read at the same snapshot by both points, as by a branch at two moments, or by a branch and main at its
+  -- cutoff: no version of main differs. Tested once, as an init plan, so that the history is not scanned then)
   select %3$s from %4$s x, pa, pb
-   where pa.msnap::text <> pb.msnap::text
+   where (select a.msnap::text <> b.msnap::text from pa a, pb b)
      and x.g_xid >= least(pg_snapshot_xmin(pa.msnap), pg_snapshot_xmin(pb.msnap))
      and pg_visible_in_snapshot(x.g_xid, pa.msnap) <> pg_visible_in_snapshot(x.g_xid, pb.msnap)
 $b$, keys_b, bt, keys_x, hist);
