@@ -35,7 +35,6 @@ class AsOfCReadPropertyCIT extends GnomonIT {
     return true;
   }
 
-  private record Read(String coordinate, TreeMap<Integer, Integer> rows) {}
 
   private final int[] outcomes = new int[3]; // row_visible_c: true, false, null
 
@@ -57,7 +56,7 @@ class AsOfCReadPropertyCIT extends GnomonIT {
     String tableId = one("select table_id from gnomon.tracked_table where table_name = 'kv'");
     String trackXid = one("select track_xid from gnomon.tracked_table where table_name = 'kv'");
 
-    List<Read> reads = new ArrayList<>();
+    List<KvSnapshotRead> reads = new ArrayList<>();
     int checked = 0;
     List<Connection> writers = new ArrayList<>();
     try (Connection reader = connect(); Connection longTx = connect()) {
@@ -97,7 +96,7 @@ class AsOfCReadPropertyCIT extends GnomonIT {
             longOpen = true;
           }
         } else {
-          Read r = capture(reader);
+          KvSnapshotRead r = KvSnapshotRead.capture(reader);
           reads.add(r);
           checked += verify(reader, r, tableId, trackXid, random);
         }
@@ -106,7 +105,7 @@ class AsOfCReadPropertyCIT extends GnomonIT {
         w.commit();
       }
       longTx.commit();
-      for (Read r : reads) {
+      for (KvSnapshotRead r : reads) {
         checked += verify(reader, r, tableId, trackXid, random);
       }
     } finally {
@@ -167,31 +166,7 @@ class AsOfCReadPropertyCIT extends GnomonIT {
     }
   }
 
-  /** A snapshot read: the coordinate and the table in the same REPEATABLE READ transaction. */
-  private static Read capture(Connection c) throws SQLException {
-    c.setAutoCommit(false);
-    c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-    try (Statement st = c.createStatement()) {
-      String coordinate;
-      try (ResultSet rs = st.executeQuery("select gnomon.coordinate()")) {
-        rs.next();
-        coordinate = rs.getString(1);
-      }
-      TreeMap<Integer, Integer> rows = new TreeMap<>();
-      try (ResultSet rs = st.executeQuery("select k, v from kv")) {
-        while (rs.next()) {
-          rows.put(rs.getInt(1), rs.getInt(2));
-        }
-      }
-      c.commit();
-      return new Read(coordinate, rows);
-    } finally {
-      c.setAutoCommit(true);
-      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-    }
-  }
-
-  private int verify(Connection c, Read r, String tableId, String trackXid, Random random) throws SQLException {
+  private int verify(Connection c, KvSnapshotRead r, String tableId, String trackXid, Random random) throws SQLException {
     assertEquals(r.rows(), scan(c, "select k, v from gnomon_t.kv_as_of(?)", r.coordinate()), "C path scan as of " + r.coordinate());
     assertEquals(r.rows(), scan(c, "select k, v from public.kv_as_of_sql(?)", r.coordinate()), "SQL path scan as of " + r.coordinate());
     int n = 0;

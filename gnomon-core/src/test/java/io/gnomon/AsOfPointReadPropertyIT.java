@@ -27,7 +27,6 @@ import org.junit.jupiter.api.Test;
 class AsOfPointReadPropertyIT extends GnomonIT {
   private static final int KEYS = 30;
 
-  private record Read(String coordinate, TreeMap<Integer, Integer> rows) {}
 
   @Test
   void everySnapshotReadComesBackThroughScansAndGenericPointReads() throws Exception {
@@ -40,7 +39,7 @@ class AsOfPointReadPropertyIT extends GnomonIT {
     String tableId = one("select table_id from gnomon.tracked_table where table_name = 'kv'");
     String trackXid = one("select track_xid from gnomon.tracked_table where table_name = 'kv'");
 
-    List<Read> reads = new ArrayList<>();
+    List<KvSnapshotRead> reads = new ArrayList<>();
     int checked = 0;
     try (Connection writer = connect();
         Connection open = connect();
@@ -65,13 +64,13 @@ class AsOfPointReadPropertyIT extends GnomonIT {
           }
           openTx = false;
         } else {
-          Read r = capture(reader);
+          KvSnapshotRead r = KvSnapshotRead.capture(reader);
           reads.add(r);
           checked += verify(reader, r, tableId, trackXid, random);
         }
       }
       open.rollback();
-      for (Read r : reads) {
+      for (KvSnapshotRead r : reads) {
         checked += verify(reader, r, tableId, trackXid, random);
       }
     }
@@ -99,31 +98,7 @@ class AsOfPointReadPropertyIT extends GnomonIT {
     }
   }
 
-  /** A snapshot read: the coordinate and the table in the same REPEATABLE READ transaction. */
-  private static Read capture(Connection c) throws SQLException {
-    c.setAutoCommit(false);
-    c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-    try (Statement st = c.createStatement()) {
-      String coordinate;
-      try (ResultSet rs = st.executeQuery("select gnomon.coordinate()")) {
-        rs.next();
-        coordinate = rs.getString(1);
-      }
-      TreeMap<Integer, Integer> rows = new TreeMap<>();
-      try (ResultSet rs = st.executeQuery("select k, v from kv")) {
-        while (rs.next()) {
-          rows.put(rs.getInt(1), rs.getInt(2));
-        }
-      }
-      c.commit();
-      return new Read(coordinate, rows);
-    } finally {
-      c.setAutoCommit(true);
-      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-    }
-  }
-
-  private int verify(Connection c, Read r, String tableId, String trackXid, Random random) throws SQLException {
+  private int verify(Connection c, KvSnapshotRead r, String tableId, String trackXid, Random random) throws SQLException {
     TreeMap<Integer, Integer> scanned = new TreeMap<>();
     try (PreparedStatement ps = c.prepareStatement("select k, v from gnomon_t.kv_as_of(?)")) {
       ps.setString(1, r.coordinate());

@@ -164,15 +164,7 @@ final class ReadMetrics {
         out.add(Metric.paired("past_point_read_c_server_cpu_us_vs_current", "us", cpuLive, null,
             loop + ", backend CPU (utime+stime from /proc/PID/stat) per read"));
       }
-      Db.exec(c, "prepare bench_asof_c(text, int) as select abalance from gnomon_t.pgbench_accounts_as_of($1) where aid = $2");
-      try {
-        Db.exec(c, "set plan_cache_mode = force_generic_plan");
-        log.section("as-of point read on the C path, generic plan (prepared, plan_cache_mode=force_generic_plan)",
-            String.join("\n", Db.lines(c, "explain (analyze, buffers) execute bench_asof_c(" + Db.literal(coord) + ", 4242)")));
-      } finally {
-        Db.exec(c, "reset plan_cache_mode");
-        Db.exec(c, "deallocate bench_asof_c");
-      }
+      explainGeneric(c, coord, "as-of point read on the C path");
     } finally {
       Db.exec(c, "select gnomon.use_c_module(false)");
     }
@@ -185,10 +177,15 @@ final class ReadMetrics {
         String.join("\n", Db.lines(c, "explain (analyze, buffers) " + asOf)));
     log.section("current point read",
         String.join("\n", Db.lines(c, "explain (analyze, buffers) select abalance from pgbench_accounts where aid = 4242")));
+    explainGeneric(c, coord, "as-of point read");
+  }
+
+  /** The prepared as-of point read's generic plan, run once and logged under the title. */
+  private void explainGeneric(Connection c, String coord, String title) {
     Db.exec(c, "prepare bench_asof(text, int) as select abalance from gnomon_t.pgbench_accounts_as_of($1) where aid = $2");
     try {
       Db.exec(c, "set plan_cache_mode = force_generic_plan");
-      log.section("as-of point read, generic plan (prepared, plan_cache_mode=force_generic_plan)",
+      log.section(title + ", generic plan (prepared, plan_cache_mode=force_generic_plan)",
           String.join("\n", Db.lines(c, "explain (analyze, buffers) execute bench_asof(" + Db.literal(coord) + ", 4242)")));
     } finally {
       Db.exec(c, "reset plan_cache_mode");

@@ -591,6 +591,7 @@ declare
   tgt text; tab text; plan text; cols text; set_list text; keymatch text; keymatch_b text; keymatch_u text; expected bigint; done bigint;
   bt name; bh name; b_row text; b_cols text; r_cols text; keys text; set_b text; existing bigint; bad bigint;
   n_ins bigint; n_upd bigint; n_del bigint; small boolean; todo tid[]; skipped tid[]; done_tids tid[]; rp record;
+  only_todo text;  -- the plan rows a round writes: all of them, or (a re-plan) those in todo, passed as $1
   key_json text; again jsonb := '{}'; rd_keys jsonb; attempt integer;
   hashjoin text := current_setting('enable_hashjoin'); mergejoin text := current_setting('enable_mergejoin');
   nestloop text := current_setting('enable_nestloop');
@@ -641,14 +642,15 @@ begin
       todo := null;
       for attempt in 1 .. 5 loop
         skipped := '{}';
+        only_todo := case when todo is null then '' else ' and p.ctid = any ($1)' end;
         if n_del > 0 then
           execute format('with u as (delete from %1$s x using pg_temp.%2$I p where p.g_action = ''delete'' and %3$s'
                          ' and x.xmin = p.g_xmin%4$s returning p.ctid) select count(*), coalesce(array_agg(ctid), ''{}'') from u',
-                         tgt, plan, keymatch, case when todo is null then '' else ' and p.ctid = any ($1)' end)
+                         tgt, plan, keymatch, only_todo)
             into done, done_tids using todo;
           if done <> n_del then
             execute format('select array_agg(ctid) from (select p.ctid from pg_temp.%I p where p.g_action = ''delete''%s'
-                           ' except select unnest($2)) s', plan, case when todo is null then '' else ' and p.ctid = any ($1)' end)
+                           ' except select unnest($2)) s', plan, only_todo)
               into done_tids using todo, done_tids;
             skipped := skipped || done_tids;
           end if;
@@ -656,11 +658,11 @@ begin
         if n_upd > 0 and set_list is not null then
           execute format('with u as (update %1$s x set %2$s from pg_temp.%3$I p where p.g_action = ''update'' and %4$s'
                          ' and x.xmin = p.g_xmin%5$s returning p.ctid) select count(*), coalesce(array_agg(ctid), ''{}'') from u',
-                         tgt, set_list, plan, keymatch, case when todo is null then '' else ' and p.ctid = any ($1)' end)
+                         tgt, set_list, plan, keymatch, only_todo)
             into done, done_tids using todo;
           if done <> n_upd then
             execute format('select array_agg(ctid) from (select p.ctid from pg_temp.%I p where p.g_action = ''update''%s'
-                           ' except select unnest($2)) s', plan, case when todo is null then '' else ' and p.ctid = any ($1)' end)
+                           ' except select unnest($2)) s', plan, only_todo)
               into done_tids using todo, done_tids;
             skipped := skipped || done_tids;
           end if;
@@ -674,7 +676,7 @@ begin
                          tgt, cols,
                          case when exists (select 1 from pg_attribute a where a.attrelid = tt.relid and a.attidentity = 'a')
                               then 'overriding system value' else '' end,
-                         r_cols, plan, case when todo is null then '' else ' and p.ctid = any ($1)' end, keys, keymatch_u)
+                         r_cols, plan, only_todo, keys, keymatch_u)
             into done_tids using todo;
           skipped := skipped || done_tids;
         end if;
