@@ -98,4 +98,51 @@ class ReadPlansIT extends GnomonIT {
       st.execute("reset role");
     }
   }
+
+  @Test
+  void grantsAndRevokesAfterTrackingReachHistoryAndBranches() throws Exception {
+    String late = "gnomon_late_" + Long.toHexString(System.nanoTime());
+    sql("create role " + late, "create table ledger (id int primary key, v text)", "insert into ledger values (1, 'a')");
+    gnomon().track("ledger");
+    String c = coordinate();
+    sql("update ledger set v = 'b'", "select gnomon.branch_create('late_b')");
+    String asOf = "select v from gnomon_t.ledger_as_of('" + c + "')";
+    String onBranch = "select v from gnomon_b_public.ledger where id = 1";
+    try (Connection conn = connect();
+        Statement st = conn.createStatement()) {
+      st.execute("select gnomon.branch_use('late_b')");
+      st.execute("set role " + late);
+      assertEquals("42501", assertThrows(SQLException.class, () -> st.executeQuery(asOf)).getSQLState(), "not granted yet");
+      st.execute("reset role");
+
+      sql("grant select, update on ledger to " + late);
+      st.execute("set role " + late);
+      var rs = st.executeQuery(asOf);
+      assertTrue(rs.next());
+      assertEquals("a", rs.getString(1), "a grant given after tracking reaches the history");
+      rs = st.executeQuery(onBranch);
+      assertTrue(rs.next());
+      assertEquals("b", rs.getString(1), "and the branch view and tables");
+      assertEquals(1, st.executeUpdate("update gnomon_b_public.ledger set v = 'c' where id = 1"), "UPDATE reaches the view");
+      st.execute("reset role");
+
+      sql("revoke select on ledger from " + late);
+      st.execute("set role " + late);
+      assertEquals("42501", assertThrows(SQLException.class, () -> st.executeQuery(asOf)).getSQLState(),
+          "a revoke reaches the history");
+      assertEquals("42501", assertThrows(SQLException.class, () -> st.executeQuery("select * from gnomon_t.ledger_b")).getSQLState());
+      st.execute("reset role");
+
+      sql("grant select on ledger to " + late, "alter table ledger enable row level security",
+          "create policy none on ledger using (false)");
+      st.execute("set role " + late);
+      assertEquals("42501", assertThrows(SQLException.class, () -> st.executeQuery(asOf)).getSQLState(),
+          "under row-level security only the owner reads history, whatever the grants");
+      st.execute("reset role");
+      assertEquals("0", one("select gnomon.sync_privileges('public.ledger')"), "the event triggers left nothing to do");
+      assertEquals("GN001", assertThrows(SQLException.class, () -> one("select gnomon.sync_privileges('pg_class')")).getSQLState());
+    } finally {
+      sql("drop owned by " + late, "drop role " + late);
+    }
+  }
 }

@@ -94,6 +94,85 @@ drop function if exists gnomon.ensure_partitions(integer);
 drop function if exists gnomon.history_default_rows(gnomon.tracked_table, bigint, bigint);
 drop function if exists gnomon.partition_span();
 
+-- The privileges of a tracked table's generated objects follow the table's own (docs/operations.md, "Privileges"):
+-- its history, checkpoint and branch tables (with their partitions) get SELECT for exactly the roles that may SELECT the table (none while
+-- row-level security is enabled on it: history cannot apply the policies), and its branch view gets the table's
+-- SELECT, INSERT, UPDATE and DELETE grants. Grants on the view are only added, never revoked: a role may be given
+-- rights on branches alone. Called by gnomon.track, whenever the branch objects are regenerated, and by the
+-- event trigger gnomon_privilege_guard after every GRANT and REVOKE.
+create or replace function gnomon.sync_privileges_of(p_table_id integer) returns integer
+language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
+declare
+  tt gnomon.tracked_table;
+  c pg_class;
+  obj regclass;
+  g record;
+  changes integer := 0;
+  flag text := current_setting('gnomon.syncing_privileges', true);
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  select * into c from pg_class where oid = tt.relid;
+  if c.oid is null then
+    return 0;
+  end if;
+  -- our own GRANT and REVOKE statements fire the event trigger again: it does nothing while this runs
+  perform set_config('gnomon.syncing_privileges', 'on', true);
+  -- the branch reads name the partitions of the branch tables (the logged ones alone while no scratch branch exists)
+  for obj in select p.relid
+               from unnest(array[tt.history_table, tt.checkpoint_table,
+                                 gnomon.object_name(tt.base_name, '_b'), gnomon.object_name(tt.base_name, '_bh')]) n,
+                    pg_partition_tree(to_regclass(format('gnomon_t.%I', n))) p
+              where p.relid = to_regclass(format('gnomon_t.%I', n)) or n not in (tt.history_table, tt.checkpoint_table) loop
+    for g in with want as (
+               select a.grantee from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a
+                where a.privilege_type = 'SELECT' and a.grantee <> c.relowner and not c.relrowsecurity),
+             have as (
+               select a.grantee from pg_class o, aclexplode(coalesce(o.relacl, acldefault('r', o.relowner))) a
+                where o.oid = obj and a.privilege_type = 'SELECT' and a.grantee <> o.relowner)
+             select 'grant' as verb, grantee from (select grantee from want except select grantee from have) x
+             union all
+             select 'revoke', grantee from (select grantee from have except select grantee from want) y loop
+      execute format(case g.verb when 'grant' then 'grant select on %s to %s' else 'revoke select on %s from %s' end,
+                     obj, case when g.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(g.grantee)) end);
+      changes := changes + 1;
+    end loop;
+  end loop;
+  obj := to_regclass(format('%I.%I', gnomon.branch_schema(tt.schema_name), tt.table_name));
+  if obj is not null and not c.relrowsecurity then
+    for g in select a.grantee, a.privilege_type
+               from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a
+              where a.privilege_type in ('SELECT', 'INSERT', 'UPDATE', 'DELETE') and a.grantee <> c.relowner
+             except
+             select a.grantee, a.privilege_type
+               from pg_class o, aclexplode(coalesce(o.relacl, acldefault('r', o.relowner))) a
+              where o.oid = obj loop
+      execute format('grant %s on %s to %s', g.privilege_type, obj,
+                     case when g.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(g.grantee)) end);
+      changes := changes + 1;
+    end loop;
+  end if;
+  perform set_config('gnomon.syncing_privileges', coalesce(flag, ''), true);
+  return changes;
+end $$;
+comment on function gnomon.sync_privileges_of(integer) is
+  'Internal: gives a tracked table''s history, checkpoint and branch tables and its branch view the table''s privileges; returns the number of grants and revokes run.';
+
+create or replace function gnomon.sync_privileges(table_name text default null) returns integer
+language plpgsql as $$
+declare
+  total integer := 0;
+  t integer;
+begin
+  for t in select table_id from gnomon.tracked_table
+            where sync_privileges.table_name is null or table_id = (gnomon.tracked(sync_privileges.table_name)).table_id
+            order by table_id loop
+    total := total + gnomon.sync_privileges_of(t);
+  end loop;
+  return total;
+end $$;
+comment on function gnomon.sync_privileges(text) is
+  'Gives the generated objects of one tracked table (or of all, when null) the table''s privileges now; the GRANT/REVOKE event trigger does it by itself. Returns the number of grants and revokes run.';
+
 create or replace function gnomon.track(table_name text) returns integer
 language plpgsql as $$
 declare
@@ -106,7 +185,6 @@ declare
   tid integer;
   tt gnomon.tracked_table;
   hcols text;
-  grantee text;
 begin
   if rel is null then
     raise exception using errcode = 'GN007', message = format('table %s does not exist', table_name),
@@ -195,16 +273,6 @@ begin
 
   perform gnomon.install_objects(tid);
   perform gnomon.install_branch_objects(tid);
-  -- Who may read the table may read its history, unless row-level security filters the table (history cannot
-  -- apply the policies, so then only the owner reads it).
-  if not c.relrowsecurity then
-    for grantee in select distinct case when a.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(a.grantee)) end
-                     from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a
-                    where a.privilege_type = 'SELECT' and a.grantee <> c.relowner loop
-      execute format('grant select on gnomon_t.%I, gnomon_t.%I, gnomon_t.%I, gnomon_t.%I to %s', tt.history_table, tt.checkpoint_table,
-                     gnomon.object_name(tt.base_name, '_b'), gnomon.object_name(tt.base_name, '_bh'), grantee);
-    end loop;
-  end if;
   perform gnomon.install_triggers(tid);
   return tid;
 end $$;

@@ -106,6 +106,8 @@ begin
     select table_id into tid from gnomon.tracked_table where relid = cmd.objid;
     if found then
       perform gnomon.follow_table_change(tid);
+      -- row-level security switched on or off, or a new owner: the history's readers follow
+      perform gnomon.sync_privileges_of(tid);
       -- not refused, since pg_restore --disable-triggers does it for the length of a restore; said out loud
       disabled := gnomon.disabled_write_triggers(cmd.objid);
       if disabled is not null then
@@ -132,9 +134,34 @@ begin
   end loop;
 end $$;
 
+-- GRANT and REVOKE on a tracked table reach its generated objects (gnomon.sync_privileges_of). PostgreSQL does not
+-- tell an event trigger which objects a GRANT named, so every tracked table is compared (a few catalog reads each).
+-- A failure here must not undo the user's GRANT: it becomes a warning saying how to finish by hand.
+create or replace function gnomon.privilege_guard() returns event_trigger
+language plpgsql as $$
+declare
+  t integer;
+begin
+  if coalesce(current_setting('gnomon.syncing_privileges', true), '') = 'on' then
+    return;
+  end if;
+  for t in select table_id from gnomon.tracked_table order by table_id loop
+    begin
+      perform gnomon.sync_privileges_of(t);
+    exception when others then
+      raise warning 'the privileges of tracked table % did not reach its history and branch objects: %',
+        (select format('%I.%I', schema_name, table_name) from gnomon.tracked_table where table_id = t), sqlerrm
+        using hint = 'Run select gnomon.sync_privileges(); as a superuser or the owner of the gnomon_t tables.';
+    end;
+  end loop;
+end $$;
+
 drop event trigger if exists gnomon_ddl_guard;
 create event trigger gnomon_ddl_guard on ddl_command_end when tag in ('ALTER TABLE')
   execute function gnomon.ddl_guard();
 drop event trigger if exists gnomon_drop_guard;
 create event trigger gnomon_drop_guard on sql_drop when tag in ('DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
   execute function gnomon.drop_guard();
+drop event trigger if exists gnomon_privilege_guard;
+create event trigger gnomon_privilege_guard on ddl_command_end when tag in ('GRANT', 'REVOKE')
+  execute function gnomon.privilege_guard();

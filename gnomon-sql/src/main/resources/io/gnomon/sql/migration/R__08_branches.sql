@@ -470,7 +470,7 @@ declare
   bimg name; too_old text;
   old_cols text; new_cols text; cur_cols text; old_keys text; new_keys text; ceq_old text; ceq_new text; aeq_new text;
   set_new text; set_del text; key_changed text; key_json text;
-  con record; grantee record; d record;
+  con record; d record;
   c pg_class;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
@@ -861,16 +861,9 @@ end $b$, bt, coalesce(key_changed, 'false'), ceq_old, cur_cols, old_cols, tab, b
   execute format('drop trigger if exists gnomon_branch_write on %s', vname);
   execute format('create trigger gnomon_branch_write instead of insert or update or delete on %s '
                  'for each row execute function gnomon_t.%I()', vname, gnomon.object_name(tt.base_name, '_bwrite'));
-  -- who may read or write the table when it is tracked may do so on branches (the view's read functions read the
-  -- branch tables with the caller's rights: gnomon.track grants SELECT on them to the same roles; docs/branches.md)
-  if not c.relrowsecurity then
-    for grantee in select distinct case when a.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(a.grantee)) end as g,
-                          a.privilege_type as p
-                     from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a
-                    where a.privilege_type in ('SELECT', 'INSERT', 'UPDATE', 'DELETE') and a.grantee <> c.relowner loop
-      execute format('grant %s on %s to %s', grantee.p, vname, grantee.g);
-    end loop;
-  end if;
+  -- who may read or write the table may do so on branches, and read its branch tables (the view's read functions
+  -- read them with the caller's rights); the history's grants too, in the same place (docs/operations.md)
+  perform gnomon.sync_privileges_of(p_table_id);
   -- the change feed's sources of branch writes (and the history index they need)
   perform gnomon.install_branch_changes(p_table_id);
 end $$;

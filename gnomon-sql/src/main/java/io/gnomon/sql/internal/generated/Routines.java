@@ -88,6 +88,8 @@ import io.gnomon.sql.internal.generated.routines.SetMergeRule;
 import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
 import io.gnomon.sql.internal.generated.routines.SnapshotText;
 import io.gnomon.sql.internal.generated.routines.SnapshotTextOwn;
+import io.gnomon.sql.internal.generated.routines.SyncPrivileges;
+import io.gnomon.sql.internal.generated.routines.SyncPrivilegesOf;
 import io.gnomon.sql.internal.generated.routines.TableColumns;
 import io.gnomon.sql.internal.generated.routines.Tick;
 import io.gnomon.sql.internal.generated.routines.Track;
@@ -2883,6 +2885,82 @@ public class Routines {
         SnapshotTextOwn f = new SnapshotTextOwn();
         f.setSnap(snap);
         f.setOwn(own);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.sync_privileges</code>
+     */
+    public static Integer syncPrivileges(
+          Configuration configuration
+        , String tableName
+    ) {
+        SyncPrivileges f = new SyncPrivileges();
+        f.setTableName(tableName);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.sync_privileges</code> as a field.
+     */
+    public static Field<Integer> syncPrivileges(
+          String tableName
+    ) {
+        SyncPrivileges f = new SyncPrivileges();
+        f.setTableName(tableName);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.sync_privileges</code> as a field.
+     */
+    public static Field<Integer> syncPrivileges(
+          Field<String> tableName
+    ) {
+        SyncPrivileges f = new SyncPrivileges();
+        f.setTableName(tableName);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.sync_privileges_of</code>
+     */
+    public static Integer syncPrivilegesOf(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        SyncPrivilegesOf f = new SyncPrivilegesOf();
+        f.setPTableId(pTableId);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.sync_privileges_of</code> as a field.
+     */
+    public static Field<Integer> syncPrivilegesOf(
+          Integer pTableId
+    ) {
+        SyncPrivilegesOf f = new SyncPrivilegesOf();
+        f.setPTableId(pTableId);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.sync_privileges_of</code> as a field.
+     */
+    public static Field<Integer> syncPrivilegesOf(
+          Field<Integer> pTableId
+    ) {
+        SyncPrivilegesOf f = new SyncPrivilegesOf();
+        f.setPTableId(pTableId);
 
         return f.asField();
     }
