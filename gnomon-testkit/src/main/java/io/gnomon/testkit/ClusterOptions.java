@@ -90,8 +90,11 @@ public record ClusterOptions(Map<String, String> settings, Duration startupTimeo
    * Returns the options of the JVM-wide shared test cluster ({@link TestDatabases#shared()}):
    * {@code fsync=off}, {@code synchronous_commit=off}, {@code max_connections=100}, {@code
    * shared_buffers=128MB}, {@code max_prepared_transactions=10} (two-phase commit), {@code
-   * wal_level=replica}, {@code max_wal_senders=5}. Everything else, including {@code
-   * full_page_writes}, keeps PostgreSQL's defaults. Commits are therefore not durable across
+   * wal_level=replica}, {@code max_wal_senders=5}, and {@code lock_timeout=3min}, so that a test
+   * whose own connections block each other on a lock fails with {@code 55P03} instead of hanging
+   * (JUnit's timeouts do not interrupt a blocked socket read; tests that wait for a lock on purpose
+   * wait seconds). Everything else, including {@code full_page_writes}, keeps PostgreSQL's
+   * defaults. Commits are therefore not durable across
    * {@code crash()}: tests of crash recovery should start their own cluster.
    *
    * @return options for fast, disposable test clusters
@@ -105,6 +108,7 @@ public record ClusterOptions(Map<String, String> settings, Duration startupTimeo
         .maxPreparedTransactions(10)
         .walLevel("replica")
         .maxWalSenders(5)
+        .set("lock_timeout", "3min")
         .build();
   }
 

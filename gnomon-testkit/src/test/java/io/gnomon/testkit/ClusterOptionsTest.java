@@ -29,7 +29,8 @@ class ClusterOptionsTest {
             "shared_buffers", "128MB",
             "max_prepared_transactions", "10",
             "wal_level", "replica",
-            "max_wal_senders", "5"),
+            "max_wal_senders", "5",
+            "lock_timeout", "3min"),
         o.settings());
     assertEquals(Optional.empty(), o.setting("full_page_writes"));
   }
