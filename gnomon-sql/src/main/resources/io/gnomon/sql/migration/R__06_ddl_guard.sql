@@ -142,7 +142,9 @@ language plpgsql as $$
 declare
   t integer;
 begin
-  if coalesce(current_setting('gnomon.syncing_privileges', true), '') = 'on' then
+  -- our own grants, and grants on anything but tables (schemas, functions, sequences), change nothing here
+  if coalesce(current_setting('gnomon.syncing_privileges', true), '') = 'on'
+     or not exists (select 1 from pg_event_trigger_ddl_commands() where object_type = 'TABLE') then
     return;
   end if;
   for t in select table_id from gnomon.tracked_table order by table_id loop
