@@ -30,8 +30,7 @@ class AsOfPointReadPropertyIT extends GnomonIT {
 
   @Test
   void everySnapshotReadComesBackThroughScansAndGenericPointReads() throws Exception {
-    long seed = Seeds.seed();
-    System.out.println("AsOfPointReadPropertyIT seed=" + seed + " (replay with -Dgnomon.seed=" + seed + ")");
+    long seed = Seeds.seed("AsOfPointReadPropertyIT");
     Random random = new Random(seed);
     sql("create table kv (k int primary key, v int not null)",
         "insert into kv select g, g from generate_series(1, " + (KEYS / 2) + ") g");

@@ -45,8 +45,7 @@ class BranchCutoffPropertyIT extends GnomonIT {
 
   @Test
   void untouchedKeysReadAsTheParentAtTheCutoffAndSnapshotReadsReplay() throws Exception {
-    long seed = Seeds.seed();
-    System.out.println("BranchCutoffPropertyIT seed=" + seed + " (replay with -Dgnomon.seed=" + seed + ")");
+    long seed = Seeds.seed("BranchCutoffPropertyIT");
     Random random = new Random(seed);
     sql("create table kv (k int primary key, v int not null)",
         "insert into kv select g, g from generate_series(1, " + KEYS + ") g");

@@ -32,8 +32,7 @@ class BranchReadPathIT extends GnomonIT {
 
   @Test
   void everyReadPathMatchesTheModel() throws Exception {
-    long seed = Seeds.seed();
-    System.out.println("BranchReadPathIT seed=" + seed + " (replay with -Dgnomon.seed=" + seed + ")");
+    long seed = Seeds.seed("BranchReadPathIT");
     Random random = new Random(seed);
     sql("create table kv (k int primary key, v int not null)",
         "insert into kv select g, g from generate_series(1, " + KEYS + ") g");

@@ -26,8 +26,7 @@ class BranchWriteWorkIT extends GnomonIT {
 
   @Test
   void workPerWrittenRowDoesNotGrowWithTheStatement() throws Exception {
-    long seed = Seeds.seed();
-    System.out.println("BranchWriteWorkIT seed=" + seed + " (replay with -Dgnomon.seed=" + seed + ")");
+    long seed = Seeds.seed("BranchWriteWorkIT");
     Random random = new Random(seed);
     sql("create table acc (aid int primary key, abalance int not null check (abalance < 1000000))",
         "insert into acc select g, 0 from generate_series(1, " + ROWS + ") g", "analyze acc");
@@ -89,8 +88,7 @@ class BranchWriteWorkIT extends GnomonIT {
    */
   @Test
   void aPlanMadeOnAnEmptyBranchTableStillProbesByKey() throws Exception {
-    long seed = Seeds.seed();
-    System.out.println("BranchWriteWorkIT seed=" + seed + " (replay with -Dgnomon.seed=" + seed + ")");
+    long seed = Seeds.seed("BranchWriteWorkIT");
     Random random = new Random(seed);
     // pgbench's row width: with narrow rows the empty table's estimates happened to favour the primary key
     sql("create table fresh (aid int primary key, abalance int not null, filler char(84))",

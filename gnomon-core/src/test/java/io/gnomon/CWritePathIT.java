@@ -81,8 +81,7 @@ class CWritePathIT extends GnomonIT {
 
   /** The random workload: each statement on pl, then on cc, in one transaction; then both histories compared. */
   private void runWorkload(String label, boolean addColumnHalfway) throws Exception {
-    long seed = Seeds.seed();
-    System.out.println("CWritePathIT " + label + " seed=" + seed + " (rerun with -Dgnomon.seed=" + seed + ")");
+    long seed = Seeds.seed("CWritePathIT " + label);
     Random r = new Random(seed);
     List<String> coordinates = new ArrayList<>();
     int shift = 0;
@@ -294,8 +293,7 @@ class CWritePathIT extends GnomonIT {
 
   @Test
   void concurrentWritersAndAPartitionRollKeepVersionsInOrderAndInTheirPartition() throws Exception {
-    long seed = Seeds.seed();
-    System.out.println("CWritePathIT concurrent seed=" + seed + " (rerun with -Dgnomon.seed=" + seed + ")");
+    long seed = Seeds.seed("CWritePathIT concurrent");
     sql("create table ctr (id int primary key, v int not null)", "insert into ctr select g, 0 from generate_series(1, 5) g");
     gnomon().track("ctr");
     int writers = 4;

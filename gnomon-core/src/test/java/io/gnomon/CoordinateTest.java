@@ -17,8 +17,7 @@ class CoordinateTest {
 
   @Test
   void textFormRoundTrips() {
-    long seed = Seeds.seed();
-    System.out.println("CoordinateTest seed=" + seed);
+    long seed = Seeds.seed("CoordinateTest");
     qt().withFixedSeed(seed)
         .forAll(longs().between(1, Long.MAX_VALUE / 4), integers().between(0, 50), longs().all())
         .checkAssert(

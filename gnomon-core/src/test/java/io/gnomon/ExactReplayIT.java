@@ -35,8 +35,7 @@ class ExactReplayIT extends GnomonIT {
 
   @Test
   void everyLoggedReadReplaysExactlyAsOfItsCoordinate() throws Exception {
-    long seed = Seeds.seed();
-    System.out.println("ExactReplayIT seed=" + seed + " (rerun with -Dgnomon.seed=" + seed + ")");
+    long seed = Seeds.seed("ExactReplayIT");
     try (Connection c = connect();
         Statement st = c.createStatement()) {
       st.execute("create table replay (id int primary key, v int not null, note text)");
