@@ -61,6 +61,43 @@ class BranchesIT extends GnomonIT {
   }
 
   @Test
+  void branchUseFollowsTheUsersSchemaAndSearchPathChanges() throws Exception {
+    // a table in the schema named after the user, reached through "$user" in search_path: a branch write must go
+    // to the branch (the path used to name the schema "gnomon_b_$user", which does not exist, so it went to main)
+    String user = one("select current_user");
+    sql("create schema if not exists " + user, "create table " + user + ".mine (id int primary key, v text)",
+        "insert into " + user + ".mine values (1, 'main')");
+    gnomon().track(user + ".mine");
+    gnomon().branches().create("u");
+    try (var c = connect();
+        var st = c.createStatement()) {
+      st.execute("select gnomon.branch_use('u')");
+      assertEquals(1, st.executeUpdate("update mine set v = 'branch'"));
+      // a search_path change made while on a branch is kept by the next branch_use and by going back to main
+      st.execute("set search_path = public, \"$user\"");
+      st.execute("select gnomon.branch_use('u')");
+      try (var rs = st.executeQuery("show search_path")) {
+        rs.next();
+        assertEquals("gnomon_b_" + user + ", public, \"$user\"", rs.getString(1), "only schemas with tracked tables have branch schemas");
+      }
+      st.execute("select gnomon.branch_use('main')");
+      try (var rs = st.executeQuery("show search_path")) {
+        rs.next();
+        assertEquals("public, \"$user\"", rs.getString(1));
+      }
+    }
+    assertEquals("main", one("select v from " + user + ".mine"), "main is untouched");
+    try (var c = connect();
+        var st = c.createStatement()) {
+      st.execute("select gnomon.branch_use('u')");
+      try (var rs = st.executeQuery("select v from mine")) {
+        rs.next();
+        assertEquals("branch", rs.getString(1), "the write is on the branch");
+      }
+    }
+  }
+
+  @Test
   void aBranchReadsItsParentAtTheCutoffAndKeepsItsOwnWrites() throws Exception {
     accounts();
     TreeMap<Integer, String> atCutoff = state("gnomon.point()");

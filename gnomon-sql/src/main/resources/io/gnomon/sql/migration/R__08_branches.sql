@@ -346,23 +346,24 @@ create or replace function gnomon.branch_use(branch_name text, local boolean def
 language plpgsql as $$
 declare
   b gnomon.branch;
-  base_path text := coalesce(nullif(current_setting('gnomon.base_search_path', true), ''), current_setting('search_path'));
+  -- the path without branch schemas: what the user has now, changes made while on a branch included
+  base_path text := (select coalesce(string_agg(trim(e), ', ' order by o), '')
+                       from unnest(string_to_array(current_setting('search_path'), ',')) with ordinality u(e, o)
+                      where trim(both '"' from trim(e)) not like 'gnomon\_b\_%');
   path text;
 begin
   if branch_name is null or branch_name = 'main' then
     perform set_config('gnomon.branch', '', local);
     perform set_config('search_path', base_path, local);
-    perform set_config('gnomon.base_search_path', '', local);
     return null;
   end if;
   b := gnomon.check_intact(gnomon.find_branch(branch_name));
-  -- each schema of the path gets its branch schema in front of the path, in the same order
+  -- each schema of the path gets its branch schema in front of the path, in the same order ($user: the user's)
   select string_agg(quote_ident(gnomon.branch_schema(s.n)), ', ' order by s.o) into path
-    from (select trim(both '"' from trim(e)) as n, o
-            from unnest(string_to_array(base_path, ',')) with ordinality u(e, o)) s
-   where trim(s.n) <> '' and to_regnamespace(quote_ident(gnomon.branch_schema(replace(s.n, '$user', current_user)))) is not null;
-  perform set_config('gnomon.base_search_path', base_path, local);
-  perform set_config('search_path', concat_ws(', ', path, base_path), local);
+    from (select replace(trim(both '"' from trim(e)), '$user', current_user) as n, min(o) as o
+            from unnest(string_to_array(base_path, ',')) with ordinality u(e, o) group by 1) s
+   where trim(s.n) <> '' and to_regnamespace(quote_ident(gnomon.branch_schema(s.n))) is not null;
+  perform set_config('search_path', concat_ws(', ', path, nullif(base_path, '')), local);
   perform set_config('gnomon.branch', b.branch_id::text, local);
   return b.branch_id;
 end $$;
