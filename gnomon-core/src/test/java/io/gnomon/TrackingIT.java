@@ -286,6 +286,11 @@ class TrackingIT extends GnomonIT {
     assertTrue(reserved.getMessage().contains("g_vid"), reserved.getMessage());
     assertThrows(TableAlreadyTrackedException.class, () -> gnomon().track("ok"));
     assertThrows(TableNotFoundException.class, () -> gnomon().track("no_such_table"));
+    // malformed names are GN007 too, an empty one GN021, and Gnomon's own tables GN004 (not raw 42602 / 42601)
+    assertThrows(TableNotFoundException.class, () -> gnomon().track("\"x"));
+    assertThrows(TableNotFoundException.class, () -> gnomon().track("a.b.c.d"));
+    assertThrows(InvalidArgumentException.class, () -> gnomon().track(" "));
+    assertThrows(UnsupportedRelationException.class, () -> gnomon().track("gnomon.error_code"));
     assertThrows(TableNotTrackedException.class, () -> gnomon().untrack("nopk", false));
     try (Connection c = connect();
         Statement st = c.createStatement()) {

@@ -32,9 +32,17 @@ begin
   if ty.typelem <> 0 and ty.typsubscript = 'array_subscript_handler'::regproc then
     return gnomon.type_has_equality(ty.typelem);
   end if;
-  if ty.typtype in ('e', 'c', 'r', 'm') then return true; end if;
+  if ty.typtype in ('e', 'r', 'm') then return true; end if;
+  -- a composite compares by its parts
+  if ty.typtype = 'c' then
+    return not exists (select 1 from pg_attribute a where a.attrelid = ty.typrelid and a.attnum > 0 and not a.attisdropped
+                          and not gnomon.type_has_equality(a.atttypid));
+  end if;
+  -- the type's own operator class, or one of a type it is binary-coercible to (varchar uses text's, cidr inet's)
   return exists (select 1 from pg_opclass c join pg_am a on a.oid = c.opcmethod
-                  where c.opcdefault and a.amname in ('btree', 'hash') and c.opcintype = t);
+                  where c.opcdefault and a.amname in ('btree', 'hash')
+                    and (c.opcintype = t or exists (select 1 from pg_cast k where k.castsource = t and k.casttarget = c.opcintype
+                                                                            and k.castmethod = 'b' and k.castcontext = 'i')));
 end $$;
 
 -- The columns of a table as Gnomon stores them: history columns use a domain's base type
@@ -66,16 +74,40 @@ language sql stable strict as $$
 $$;
 
 -- Finds a tracked table by name; GN007 when no such table exists, GN001 when it is not tracked.
+-- A table name as the functions taking one resolve it, the one definition: like regclass, GN021 for a null or
+-- empty name, GN007 for a name that is malformed or names nothing. While a branch is selected an unqualified name
+-- finds the branch view first (gnomon_b_<schema>.<table>, in front of search_path): it stands for its table.
+create or replace function gnomon.resolve_table(table_name text) returns oid
+language plpgsql stable as $$
+declare
+  rel oid;
+  hint text := 'Name the table as schema.table; quote mixed-case names: ''"MySchema"."MyTable"''.';
+begin
+  if table_name is null or trim(table_name) = '' then
+    raise exception using errcode = 'GN021', message = 'the table name is null or empty', hint = hint;
+  end if;
+  begin
+    rel := to_regclass(table_name);
+  exception when invalid_name or syntax_error or invalid_parameter_value then
+    raise exception using errcode = 'GN007', message = format('%s is not a valid table name: %s', table_name, sqlerrm), hint = hint;
+  end;
+  if rel is null then
+    raise exception using errcode = 'GN007', message = format('table %s does not exist', table_name), hint = hint;
+  end if;
+  return coalesce((select t.relid
+                     from pg_class v join pg_namespace n on n.oid = v.relnamespace
+                     join gnomon.tracked_table t on n.nspname = gnomon.branch_schema(t.schema_name) and v.relname = t.table_name
+                    where v.oid = rel and v.relkind = 'v'), rel);
+end $$;
+comment on function gnomon.resolve_table(text) is
+  'Internal: the oid of a table named as text (GN021 when null or empty, GN007 when malformed or missing); a branch view stands for its table.';
+
 create or replace function gnomon.tracked(table_name text) returns gnomon.tracked_table
 language plpgsql stable as $$
 declare
-  rel oid := to_regclass(table_name);
+  rel oid := gnomon.resolve_table(table_name);
   tt gnomon.tracked_table;
 begin
-  if rel is null then
-    raise exception using errcode = 'GN007', message = format('table %s does not exist', table_name),
-      hint = 'Name the table as schema.table; quote mixed-case names: ''"MySchema"."MyTable"''.';
-  end if;
   select * into tt from gnomon.tracked_table t where t.relid = rel;
   if not found then
     raise exception using errcode = 'GN001', message = format('table %s is not tracked', rel::regclass),

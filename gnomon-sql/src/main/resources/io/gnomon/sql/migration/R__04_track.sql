@@ -176,7 +176,7 @@ comment on function gnomon.sync_privileges(text) is
 create or replace function gnomon.track(table_name text) returns integer
 language plpgsql as $$
 declare
-  rel oid := to_regclass(table_name);
+  rel oid := gnomon.resolve_table(table_name);
   c pg_class;
   keys name[];
   cols jsonb;
@@ -186,11 +186,11 @@ declare
   tt gnomon.tracked_table;
   hcols text;
 begin
-  if rel is null then
-    raise exception using errcode = 'GN007', message = format('table %s does not exist', table_name),
-      hint = 'Name the table as schema.table; quote mixed-case names: ''"MySchema"."MyTable"''.';
-  end if;
   select * into c from pg_class where oid = rel;
+  if c.relnamespace in (select oid from pg_namespace where nspname in ('gnomon', 'gnomon_t') or nspname like 'gnomon\_b\_%') then
+    raise exception using errcode = 'GN004', message = format('%s cannot be tracked: it is one of Gnomon''s own tables', rel::regclass),
+      hint = 'Gnomon tracks the application''s tables, not its own catalog, history or branch objects.';
+  end if;
   if c.relkind not in ('r', 'p') or c.relpersistence = 't' or c.relispartition then
     raise exception using errcode = 'GN004',
       message = format('%s cannot be tracked: it is %s', rel::regclass,

@@ -83,6 +83,7 @@ import io.gnomon.sql.internal.generated.routines.Point;
 import io.gnomon.sql.internal.generated.routines.PointTooOld;
 import io.gnomon.sql.internal.generated.routines.ReadSnapshot;
 import io.gnomon.sql.internal.generated.routines.ReservedColumnNames;
+import io.gnomon.sql.internal.generated.routines.ResolveTable;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
 import io.gnomon.sql.internal.generated.routines.SetMergeRule;
 import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
@@ -2711,6 +2712,44 @@ public class Routines {
      */
     public static Field<String[]> reservedColumnNames() {
         ReservedColumnNames f = new ReservedColumnNames();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.resolve_table</code>
+     */
+    public static Long resolveTable(
+          Configuration configuration
+        , String tableName
+    ) {
+        ResolveTable f = new ResolveTable();
+        f.setTableName(tableName);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.resolve_table</code> as a field.
+     */
+    public static Field<Long> resolveTable(
+          String tableName
+    ) {
+        ResolveTable f = new ResolveTable();
+        f.setTableName(tableName);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.resolve_table</code> as a field.
+     */
+    public static Field<Long> resolveTable(
+          Field<String> tableName
+    ) {
+        ResolveTable f = new ResolveTable();
+        f.setTableName(tableName);
 
         return f.asField();
     }
