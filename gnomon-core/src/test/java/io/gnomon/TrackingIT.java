@@ -252,6 +252,7 @@ class TrackingIT extends GnomonIT {
         "alter table ddl rename column v to w",
         "alter table ddl alter column v type bigint",
         "alter table ddl rename to ddl2",
+        "alter schema public rename to elsewhere",
         "alter table ddl drop constraint ddl_pkey")) {
       UnsupportedDdlException e = assertThrows(UnsupportedDdlException.class, () -> sqlTranslated(ddl), ddl);
       assertEquals("GN006", e.sqlState());

@@ -134,6 +134,28 @@ begin
   end loop;
 end $$;
 
+-- ALTER SCHEMA ... RENAME of a schema that holds tracked tables: the generated functions, the branch schema and the
+-- catalog name the tables by their schema, so it is refused like renaming a table (GN006).
+create or replace function gnomon.schema_guard() returns event_trigger
+language plpgsql as $$
+declare
+  moved record;
+begin
+  select tt.schema_name, n.nspname as now_name,
+         string_agg(format('%I.%I', tt.schema_name, tt.table_name), ', ' order by tt.table_name) as tables
+    into moved
+    from gnomon.tracked_table tt join pg_class c on c.oid = tt.relid join pg_namespace n on n.oid = c.relnamespace
+   where n.nspname <> tt.schema_name
+   group by 1, 2
+   limit 1;
+  if moved.schema_name is not null then
+    raise exception using errcode = 'GN006',
+      message = format('renaming schema %I (to %I) is not supported while it holds tracked tables: %s',
+                       moved.schema_name, moved.now_name, moved.tables),
+      hint = 'Untrack them first (select gnomon.untrack(...) for each), rename the schema, then track them again.';
+  end if;
+end $$;
+
 -- GRANT and REVOKE on a tracked table reach its generated objects (gnomon.sync_privileges_of). PostgreSQL does not
 -- tell an event trigger which objects a GRANT named, so every tracked table is compared (a few catalog reads each).
 -- A failure here must not undo the user's GRANT: it becomes a warning saying how to finish by hand.
@@ -167,3 +189,6 @@ create event trigger gnomon_drop_guard on sql_drop when tag in ('DROP TABLE', 'D
 drop event trigger if exists gnomon_privilege_guard;
 create event trigger gnomon_privilege_guard on ddl_command_end when tag in ('GRANT', 'REVOKE')
   execute function gnomon.privilege_guard();
+drop event trigger if exists gnomon_schema_guard;
+create event trigger gnomon_schema_guard on ddl_command_end when tag in ('ALTER SCHEMA')
+  execute function gnomon.schema_guard();
