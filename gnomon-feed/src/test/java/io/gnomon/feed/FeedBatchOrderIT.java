@@ -1,0 +1,155 @@
+package io.gnomon.feed;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gnomon.Coordinate;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Pages chosen from a batch's kept order ({@code gnomon.feed_batch}, filled by the batch's first page) are exactly
+ * the pages chosen by a scan of the batch ({@code set gnomon.feed_batches = off}): on a random history (two tables,
+ * one with a composite key; transactions of one to forty versions, interleaved so that their xids are not in commit
+ * order; keys written again by later transactions and twice in one; deletes and inserts of a key; rolled-back
+ * savepoints; ticks at random points), for consumers that start before the writes and at a coordinate in the middle,
+ * with and without images, read in pages of random sizes (splitting large transactions), every event's position,
+ * tick, transaction, version, table, operation, key and images.
+ */
+@Timeout(300)
+class FeedBatchOrderIT extends FeedTestBase {
+  private static final String COLUMNS =
+      "event_position, tick_id, xid::text, txn_key, vid, table_name, op, key::text, before::text, after::text, branch";
+
+  @Test
+  void keptBatchOrdersChooseThePagesAScanChooses() throws Exception {
+    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
+    System.out.println("FeedBatchOrderIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    Random random = new Random(seed);
+    sql("create table bo_a (id integer primary key, v text not null)",
+        "create table bo_b (k1 integer, k2 text, n integer, primary key (k1, k2))",
+        "select gnomon.track('public.bo_a')", "select gnomon.track('public.bo_b')");
+    List<String> tables = List.of("public.bo_a", "public.bo_b");
+    for (String name : List.of("early_on", "early_off")) {
+      feed().register(name, tables, FeedStart.now(), true);
+    }
+    feed().register("keys_on", List.of("public.bo_a"), FeedStart.now(), false);
+    feed().register("keys_off", List.of("public.bo_a"), FeedStart.now(), false);
+    int open = 3;
+    List<Connection> writers = new ArrayList<>();
+    try {
+      for (int i = 0; i < open; i++) {
+        Connection c = connect();
+        c.setAutoCommit(false);
+        writers.add(c);
+      }
+      boolean[] busy = new boolean[open];
+      for (int step = 0; step < 160; step++) {
+        if (step == 70) {
+          // a consumer that starts at a coordinate taken while transactions are open: its first batches are filtered
+          // by its start, which the kept orders must not be used for
+          String start = one("select gnomon.coordinate()");
+          for (String name : List.of("mid_on", "mid_off")) {
+            feed().register(name, tables, FeedStart.at(Coordinate.parse(start)), true);
+          }
+        }
+        int w = random.nextInt(open);
+        Connection c = writers.get(w);
+        if (busy[w] && random.nextInt(3) == 0) {
+          c.commit();
+          busy[w] = false;
+        } else {
+          write(c, w, open, random);
+          busy[w] = true;
+        }
+        if (random.nextInt(8) == 0) {
+          tick();
+        }
+      }
+      for (int w = 0; w < open; w++) {
+        writers.get(w).commit();
+      }
+    } finally {
+      for (Connection c : writers) {
+        c.close();
+      }
+    }
+    tick();
+    for (String[] pair : new String[][] {{"early_on", "early_off"}, {"mid_on", "mid_off"}, {"keys_on", "keys_off"}}) {
+      Random sizes = new Random(seed + pair[0].hashCode());
+      int pages = 0;
+      int events = 0;
+      try (Connection on = connect(); Connection off = connect()) {
+        sql(off, "set gnomon.feed_batches = off");
+        while (true) {
+          int pageSize = sizes.nextInt(4) == 0 ? 20 + sizes.nextInt(60) : 1 + sizes.nextInt(12);
+          List<String> kept = page(on, pair[0], pageSize);
+          List<String> scanned = page(off, pair[1], pageSize);
+          assertEquals(scanned, kept, "seed " + seed + ": page " + pages + " of " + pageSize + " for " + pair[0]);
+          if (kept.isEmpty()) {
+            break;
+          }
+          pages++;
+          events += kept.size();
+        }
+      }
+      assertTrue(events > 100 && pages > 10, "seed " + seed + ": " + pair[0] + " read " + events + " events");
+    }
+    assertTrue(Integer.parseInt(one("select count(*) from gnomon.feed_batch")) > 3,
+        "seed " + seed + ": pages were chosen from kept batch orders");
+  }
+
+  /** One transaction's worth of writes (or more of an open one): its keys are its connection's, mod {@code open}. */
+  private static void write(Connection c, int w, int open, Random random) throws SQLException {
+    int n = random.nextInt(10) == 0 ? 10 + random.nextInt(30) : 1 + random.nextInt(5);
+    for (int i = 0; i < n; i++) {
+      int id = w + open * random.nextInt(12);
+      switch (random.nextInt(7)) {
+        case 0 -> sql(c, "delete from bo_a where id = " + id);
+        case 1 -> sql(c, "savepoint s", "insert into bo_a values (" + id + ", 'rolled back') on conflict (id) do update"
+            + " set v = 'rolled back'", "rollback to savepoint s");
+        case 2, 3 -> sql(c, "insert into bo_b values (" + id + ", 'k" + (id % 2) + "', 1) on conflict (k1, k2) do update"
+            + " set n = bo_b.n + 1");
+        case 4 -> sql(c, "delete from bo_b where k1 = " + id);
+        default -> sql(c, "insert into bo_a values (" + id + ", 'v" + random.nextInt(1000) + "') on conflict (id) do"
+            + " update set v = excluded.v");
+      }
+    }
+  }
+
+  /** A page through gnomon.feed_read, each row as text, acknowledged; empty when the feed is drained. */
+  private static List<String> page(Connection c, String consumer, int pageSize) throws SQLException {
+    List<String> rows = new ArrayList<>();
+    String last = null;
+    try (PreparedStatement ps = c.prepareStatement("select " + COLUMNS + " from gnomon.feed_read(?, ?)")) {
+      ps.setString(1, consumer);
+      ps.setInt(2, pageSize);
+      try (ResultSet rs = ps.executeQuery()) {
+        int n = rs.getMetaData().getColumnCount();
+        while (rs.next()) {
+          StringBuilder row = new StringBuilder();
+          for (int i = 1; i <= n; i++) {
+            row.append(rs.getString(i)).append('|');
+          }
+          rows.add(row.toString());
+          last = rs.getString(1);
+        }
+      }
+    }
+    if (last != null) {
+      try (PreparedStatement ps = c.prepareStatement("select gnomon.feed_ack(?, ?)")) {
+        ps.setString(1, consumer);
+        ps.setString(2, last);
+        ps.execute();
+      }
+    }
+    return rows;
+  }
+}
