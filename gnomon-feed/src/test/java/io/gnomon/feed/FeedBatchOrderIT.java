@@ -106,6 +106,32 @@ class FeedBatchOrderIT extends FeedTestBase {
         "seed " + seed + ": pages were chosen from kept batch orders");
   }
 
+  /**
+   * Keeping a batch's order never makes a reader wait: a consumer whose page was read in a transaction still open (a
+   * consumer applying its page exactly-once) has kept the batch's order uncommitted, and another consumer of the same
+   * tables reads the same batch without waiting for that transaction (its insert of the same row would wait on the
+   * unique index) and gets the same page.
+   */
+  @Test
+  void aReaderNeverWaitsForAnotherKeepingTheSameBatch() throws Exception {
+    sql("create table bo_w (id integer primary key, v text)", "select gnomon.track('public.bo_w')");
+    for (String name : List.of("w1", "w2")) {
+      feed().register(name, List.of("public.bo_w"), FeedStart.now(), true);
+    }
+    sql("insert into bo_w select i, 'v' || i from generate_series(1, 50) i");
+    tick();
+    try (Connection open = connect(); Connection other = connect()) {
+      open.setAutoCommit(false);
+      List<String> first = page(open, "w1", 20);
+      assertEquals(1, Integer.parseInt(one(open, "select count(*) from gnomon.feed_batch")),
+          "the open transaction kept the batch's order");
+      sql(other, "set statement_timeout = '20s'");
+      List<String> second = page(other, "w2", 20);
+      assertEquals(first, second, "the same page, read without waiting for the open transaction");
+      open.rollback();
+    }
+  }
+
   /** One transaction's worth of writes (or more of an open one): its keys are its connection's, mod {@code open}. */
   private static void write(Connection c, int w, int open, Random random) throws SQLException {
     int n = random.nextInt(10) == 0 ? 10 + random.nextInt(30) : 1 + random.nextInt(5);

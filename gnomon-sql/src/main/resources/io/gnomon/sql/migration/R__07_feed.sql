@@ -309,8 +309,8 @@ comment on function gnomon.install_branch_changes(integer) is 'Internal: (re)cre
 -- catalog, or computed from the consumer's sources without images (q_ids: xid and version key of the batch's
 -- versions, over $1 prev, $2 cur and $3 start) and kept there for the batch's later pages and other consumers of the
 -- same tables. Only for a batch the start does not filter (the caller checks). Keeping it is best effort: a session
--- that may not or cannot write (a read-only transaction, no privilege), or that lost a race with another session
--- keeping the same row, uses what it computed.
+-- that may not or cannot write (a read-only transaction, no privilege), or that meets another session keeping the
+-- same row (advisory lock 7388, hash of the tick and tables), uses what it computed.
 create or replace function gnomon.feed_batch_of(p_tick bigint, p_ids integer[], prev pg_snapshot, cur pg_snapshot,
                                                 start pg_snapshot, q_ids text)
 returns gnomon.feed_batch
@@ -331,11 +331,17 @@ begin
            (select coalesce(array_agg(x.tkey order by x.xid), '{}') from x)
       from (select x.xid, x.tkey, (sum(x.n) over (order by x.tkey))::bigint as upto from x) o$q$, q_ids)
     into fb using prev, cur, start, p_tick, p_ids;
-  begin
-    insert into gnomon.feed_batch values (fb.*);
-  exception when unique_violation or serialization_failure or read_only_sql_transaction or insufficient_privilege then
-    null;  -- another session kept the same order, or this one may not keep it: use it without keeping it
-  end;
+  -- Never waits: a session whose transaction is keeping the same row (a consumer applying its page in a long
+  -- transaction) holds the advisory lock until it ends, and this one then uses its own copy; a row committed since
+  -- this transaction's snapshot fails the insert at once (unique or serialization failure).
+  if pg_try_advisory_xact_lock(7388, hashtext(p_tick || ':' || p_ids::text)) then
+    begin
+      insert into gnomon.feed_batch values (fb.*);
+    exception when unique_violation or serialization_failure or read_only_sql_transaction or insufficient_privilege
+                   or foreign_key_violation then
+      null;  -- another session kept the same order, or this one may not keep it: use it without keeping it
+    end;
+  end if;
   return fb;
 end $$;
 comment on function gnomon.feed_batch_of(bigint, integer[], pg_snapshot, pg_snapshot, pg_snapshot, text) is
