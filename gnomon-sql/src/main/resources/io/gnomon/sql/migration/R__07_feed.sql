@@ -300,11 +300,6 @@ begin
 end $$;
 comment on function gnomon.install_branch_changes(integer) is 'Internal: (re)creates a tracked table''s change-feed sources for branch writes, gnomon_t.<t>_bchanges and gnomon_t.<t>_bpage.';
 
--- One page of events after the consumer's acknowledged position: whole transactions, at most max_events rows
--- (a transaction larger than a page is split, and the next page resumes inside it). Each row carries the position
--- to acknowledge once it is handled. A page that skipped only empty batches returns one 'h' (heartbeat) row.
--- Per batch it reads, two statements: the batch's versions without images, to choose the page (its transactions in
--- order, whole, up to max_events); then the page's versions with their images, in order.
 -- A batch's order for gnomon.feed_read (the gnomon.feed_batch row of a tick and a set of tables): read from the
 -- catalog, or computed from the consumer's sources without images (q_ids: xid and version key of the batch's
 -- versions, over $1 prev, $2 cur and $3 start) and kept there for the batch's later pages and other consumers of the
@@ -347,6 +342,12 @@ end $$;
 comment on function gnomon.feed_batch_of(bigint, integer[], pg_snapshot, pg_snapshot, pg_snapshot, text) is
   'Internal: a change-feed batch''s order for gnomon.feed_read, from gnomon.feed_batch or computed and kept there.';
 
+-- One page of events after the consumer's acknowledged position: whole transactions, at most max_events rows
+-- (a transaction larger than a page is split, and the next page resumes inside it). Each row carries the position
+-- to acknowledge once it is handled. A page that skipped only empty batches returns one 'h' (heartbeat) row.
+-- Per batch it reads, up to two statements: the batch's order, to choose the page (its transactions in order, whole,
+-- up to max_events), kept in gnomon.feed_batch by the batch's first page (else a scan of the batch's versions without
+-- images); then the page's versions with their images, in order.
 drop function if exists gnomon.feed_read(text, integer);
 create function gnomon.feed_read(consumer_name text, max_events integer default 1000)
 returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
@@ -469,8 +470,8 @@ begin
         n := 0; to_tkey := null; xid_lo := null; xid_hi := null;
       end if;
     else
-      -- The page, chosen over the batch's versions without images, at every page (a per-session cache of the batch's
-      -- order lost a page now and then in FeedExactlyOnceIT; see docs/feed.md): one scan grouped by transaction (a hash
+      -- The page, chosen over the batch's versions without images (on a branch, inside a split transaction, in a batch
+      -- the consumer's start cuts into, or with gnomon.feed_batches off): one scan grouped by transaction (a hash
       -- aggregate, no sort of the versions), then the transactions after the position ordered by their largest version
       -- key (tkey), taken whole while they fit, or, on an empty page, the first one's first versions (split).
       execute format($q$
