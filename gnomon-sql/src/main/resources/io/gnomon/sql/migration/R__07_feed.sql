@@ -300,36 +300,37 @@ begin
 end $$;
 comment on function gnomon.install_branch_changes(integer) is 'Internal: (re)creates a tracked table''s change-feed sources for branch writes, gnomon_t.<t>_bchanges and gnomon_t.<t>_bpage.';
 
--- A batch's order for gnomon.feed_read (the gnomon.feed_batch row of a tick and a set of tables): read from the
+-- A batch's order for gnomon.feed_read (the gnomon.feed_batch row of a tick, main (0) or a branch, and a set of
+-- tables): read from the
 -- catalog, or computed from the consumer's sources without images (q_ids: xid and version key of the batch's
 -- versions, over $1 prev, $2 cur and $3 start) and kept there for the batch's later pages and other consumers of the
 -- same tables. Only for a batch the start does not filter (the caller checks). Keeping it is best effort: a session
 -- that may not or cannot write (a read-only transaction, no privilege), or that meets another session keeping the
--- same row (advisory lock 7388, hash of the tick and tables), uses what it computed.
-create or replace function gnomon.feed_batch_of(p_tick bigint, p_ids integer[], prev pg_snapshot, cur pg_snapshot,
-                                                start pg_snapshot, q_ids text)
+-- same row (advisory lock 7388, hash of the tick, branch and tables), uses what it computed.
+create or replace function gnomon.feed_batch_of(p_tick bigint, p_branch integer, p_ids integer[], prev pg_snapshot,
+                                                cur pg_snapshot, start pg_snapshot, q_ids text)
 returns gnomon.feed_batch
 language plpgsql as $$
 declare
   fb gnomon.feed_batch;
 begin
-  select * into fb from gnomon.feed_batch b where b.tick_id = p_tick and b.table_ids = p_ids;
+  select * into fb from gnomon.feed_batch b where b.tick_id = p_tick and b.branch_id = p_branch and b.table_ids = p_ids;
   if found then
     return fb;
   end if;
   execute format($q$
     with x as materialized (select u.xid, max(u.vid) as tkey, count(*) as n from (%s) u group by u.xid)
-    select $4, $5,
+    select $4, $6, $5,
            coalesce(array_agg(o.xid order by o.tkey), '{}'), coalesce(array_agg(o.tkey order by o.tkey), '{}'),
            coalesce(array_agg(o.upto order by o.tkey), '{}'),
            (select coalesce(array_agg(x.xid order by x.xid), '{}') from x),
            (select coalesce(array_agg(x.tkey order by x.xid), '{}') from x)
       from (select x.xid, x.tkey, (sum(x.n) over (order by x.tkey))::bigint as upto from x) o$q$, q_ids)
-    into fb using prev, cur, start, p_tick, p_ids;
+    into fb using prev, cur, start, p_tick, p_ids, p_branch;
   -- Never waits: a session whose transaction is keeping the same row (a consumer applying its page in a long
   -- transaction) holds the advisory lock until it ends, and this one then uses its own copy; a row committed since
   -- this transaction's snapshot fails the insert at once (unique or serialization failure).
-  if pg_try_advisory_xact_lock(7388, hashtext(p_tick || ':' || p_ids::text)) then
+  if pg_try_advisory_xact_lock(7388, hashtext(p_tick || ':' || p_branch || ':' || p_ids::text)) then
     begin
       insert into gnomon.feed_batch values (fb.*);
     exception when unique_violation or serialization_failure or read_only_sql_transaction or insufficient_privilege
@@ -339,7 +340,7 @@ begin
   end if;
   return fb;
 end $$;
-comment on function gnomon.feed_batch_of(bigint, integer[], pg_snapshot, pg_snapshot, pg_snapshot, text) is
+comment on function gnomon.feed_batch_of(bigint, integer, integer[], pg_snapshot, pg_snapshot, pg_snapshot, text) is
   'Internal: a change-feed batch''s order for gnomon.feed_read, from gnomon.feed_batch or computed and kept there.';
 
 -- One page of events after the consumer's acknowledged position: whole transactions, at most max_events rows
@@ -446,13 +447,13 @@ begin
     end if;
     select k.tick_id, k.snapshot, k.tick_at into cur_id, cur, cur_at from gnomon.tick k where k.tick_id > t order by k.tick_id limit 1;
     split := null;
-    if c.branch_id is null and v >= tk and pg_snapshot_xmax(c.start_snapshot) <= pg_snapshot_xmin(prev) and use_batches then
+    if v >= tk and pg_snapshot_xmax(c.start_snapshot) <= pg_snapshot_xmin(prev) and use_batches then
       -- The page, chosen from the batch's order (gnomon.feed_batch_of: computed by the batch's first page and kept),
       -- when the position is between two of its transactions and the consumer's start filters nothing out of the
       -- batch (every transaction the start saw had ended before the batch's previous tick). Exactly what the scan
       -- below would choose: the transactions after the position (largest version key above it) taken whole while
       -- their running sum fits, or, on an empty page, the first one's first versions (split).
-      fb := gnomon.feed_batch_of(cur_id, ids, prev, cur, c.start_snapshot, q_ids);
+      fb := gnomon.feed_batch_of(cur_id, coalesce(c.branch_id, 0), ids, prev, cur, c.start_snapshot, q_ids);
       sx := fb.xid_sorted; st := fb.key_by_xid;
       j := coalesce(width_bucket(tk, fb.txn_key), 0);    -- the transactions at or before the position
       base := case when j = 0 then 0 else fb.txn_upto[j] end;
@@ -470,8 +471,8 @@ begin
         n := 0; to_tkey := null; xid_lo := null; xid_hi := null;
       end if;
     else
-      -- The page, chosen over the batch's versions without images (on a branch, inside a split transaction, in a batch
-      -- the consumer's start cuts into, or with gnomon.feed_batches off): one scan grouped by transaction (a hash
+      -- The page, chosen over the batch's versions without images (inside a split transaction, in a batch the
+      -- consumer's start cuts into, or with gnomon.feed_batches off): one scan grouped by transaction (a hash
       -- aggregate, no sort of the versions), then the transactions after the position ordered by their largest version
       -- key (tkey), taken whole while they fit, or, on an empty page, the first one's first versions (split).
       execute format($q$

@@ -8,6 +8,8 @@
 
 create table gnomon.feed_batch (
     tick_id     bigint not null references gnomon.tick (tick_id) on delete cascade,
+    -- whose writes: 0 for main, else the branch (a branch's batch holds the writes made on it)
+    branch_id   integer not null,
     -- the tracked tables whose versions the batch holds, ascending: a consumer of other tables has batches of its own
     table_ids   integer[] not null,
     -- the batch's transactions ordered by their largest version key: their xids, those keys, and the number of
@@ -18,10 +20,10 @@ create table gnomon.feed_batch (
     -- the same transactions ordered by xid, with their keys: the lookup a page's scan uses (width_bucket)
     xid_sorted  xid8[] not null,
     key_by_xid  bigint[] not null,
-    primary key (tick_id, table_ids)
+    primary key (tick_id, branch_id, table_ids)
 );
 comment on table gnomon.feed_batch is
-  'The change feed''s batches in order (transactions by largest version key, with their sizes), written once per batch and set of tables by gnomon.feed_read.';
+  'The change feed''s batches in order (transactions by largest version key, with their sizes), written once per batch, branch and set of tables by gnomon.feed_read.';
 grant select on gnomon.feed_batch to public;
 
 create or replace function gnomon.catalog_version() returns integer language sql immutable as 'select 10';

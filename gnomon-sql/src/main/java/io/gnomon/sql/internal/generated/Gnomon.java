@@ -219,7 +219,7 @@ public class Gnomon extends SchemaImpl {
 
     /**
      * The change feed's batches in order (transactions by largest version key,
-     * with their sizes), written once per batch and set of tables by
+     * with their sizes), written once per batch, branch and set of tables by
      * gnomon.feed_read.
      */
     public final FeedBatch FEED_BATCH = FeedBatch.FEED_BATCH;

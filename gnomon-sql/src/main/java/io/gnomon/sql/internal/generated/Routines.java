@@ -1135,6 +1135,7 @@ public class Routines {
     public static FeedBatchRecord feedBatchOf(
           Configuration configuration
         , Long pTick
+        , Integer pBranch
         , Integer[] pIds
         , String prev
         , String cur
@@ -1143,6 +1144,7 @@ public class Routines {
     ) {
         FeedBatchOf f = new FeedBatchOf();
         f.setPTick(pTick);
+        f.setPBranch(pBranch);
         f.setPIds(pIds);
         f.setPrev(prev);
         f.setCur(cur);
@@ -1158,6 +1160,7 @@ public class Routines {
      */
     public static Field<FeedBatchRecord> feedBatchOf(
           Long pTick
+        , Integer pBranch
         , Integer[] pIds
         , String prev
         , String cur
@@ -1166,6 +1169,7 @@ public class Routines {
     ) {
         FeedBatchOf f = new FeedBatchOf();
         f.setPTick(pTick);
+        f.setPBranch(pBranch);
         f.setPIds(pIds);
         f.setPrev(prev);
         f.setCur(cur);
@@ -1180,6 +1184,7 @@ public class Routines {
      */
     public static Field<FeedBatchRecord> feedBatchOf(
           Field<Long> pTick
+        , Field<Integer> pBranch
         , Field<Integer[]> pIds
         , Field<String> prev
         , Field<String> cur
@@ -1188,6 +1193,7 @@ public class Routines {
     ) {
         FeedBatchOf f = new FeedBatchOf();
         f.setPTick(pTick);
+        f.setPBranch(pBranch);
         f.setPIds(pIds);
         f.setPrev(prev);
         f.setCur(cur);

@@ -203,7 +203,7 @@ public class Tables {
 
     /**
      * The change feed's batches in order (transactions by largest version key,
-     * with their sizes), written once per batch and set of tables by
+     * with their sizes), written once per batch, branch and set of tables by
      * gnomon.feed_read.
      */
     public static final FeedBatch FEED_BATCH = FeedBatch.FEED_BATCH;

@@ -36,6 +36,11 @@ public class FeedBatchOf extends AbstractRoutine<FeedBatchRecord> {
     public static final Parameter<Long> P_TICK = Internal.createParameter("p_tick", SQLDataType.BIGINT, false, false);
 
     /**
+     * The parameter <code>gnomon.feed_batch_of.p_branch</code>.
+     */
+    public static final Parameter<Integer> P_BRANCH = Internal.createParameter("p_branch", SQLDataType.INTEGER, false, false);
+
+    /**
      * The parameter <code>gnomon.feed_batch_of.p_ids</code>.
      */
     public static final Parameter<Integer[]> P_IDS = Internal.createParameter("p_ids", SQLDataType.INTEGER.array(), false, false);
@@ -68,6 +73,7 @@ public class FeedBatchOf extends AbstractRoutine<FeedBatchRecord> {
 
         setReturnParameter(RETURN_VALUE);
         addInParameter(P_TICK);
+        addInParameter(P_BRANCH);
         addInParameter(P_IDS);
         addInParameter(PREV);
         addInParameter(CUR);
@@ -88,6 +94,21 @@ public class FeedBatchOf extends AbstractRoutine<FeedBatchRecord> {
      */
     public void setPTick(Field<Long> field) {
         setField(P_TICK, field);
+    }
+
+    /**
+     * Set the <code>p_branch</code> parameter IN value to the routine
+     */
+    public void setPBranch(Integer value) {
+        setValue(P_BRANCH, value);
+    }
+
+    /**
+     * Set the <code>p_branch</code> parameter to the function to be used with a
+     * {@link org.jooq.Select} statement
+     */
+    public void setPBranch(Field<Integer> field) {
+        setField(P_BRANCH, field);
     }
 
     /**

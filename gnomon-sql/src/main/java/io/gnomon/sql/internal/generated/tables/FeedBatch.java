@@ -38,7 +38,8 @@ import org.jooq.impl.TableImpl;
 
 /**
  * The change feed's batches in order (transactions by largest version key, with
- * their sizes), written once per batch and set of tables by gnomon.feed_read.
+ * their sizes), written once per batch, branch and set of tables by
+ * gnomon.feed_read.
  */
 @SuppressWarnings({ "all", "unchecked", "rawtypes" })
 public class FeedBatch extends TableImpl<FeedBatchRecord> {
@@ -62,6 +63,11 @@ public class FeedBatch extends TableImpl<FeedBatchRecord> {
      * The column <code>gnomon.feed_batch.tick_id</code>.
      */
     public final TableField<FeedBatchRecord, Long> TICK_ID = createField(DSL.name("tick_id"), SQLDataType.BIGINT.nullable(false), this, "");
+
+    /**
+     * The column <code>gnomon.feed_batch.branch_id</code>.
+     */
+    public final TableField<FeedBatchRecord, Integer> BRANCH_ID = createField(DSL.name("branch_id"), SQLDataType.INTEGER.nullable(false), this, "");
 
     /**
      * The column <code>gnomon.feed_batch.table_ids</code>.
@@ -98,7 +104,7 @@ public class FeedBatch extends TableImpl<FeedBatchRecord> {
     }
 
     private FeedBatch(Name alias, Table<FeedBatchRecord> aliased, Field<?>[] parameters, Condition where) {
-        super(alias, null, aliased, parameters, DSL.comment("The change feed's batches in order (transactions by largest version key, with their sizes), written once per batch and set of tables by gnomon.feed_read."), TableOptions.table(), where);
+        super(alias, null, aliased, parameters, DSL.comment("The change feed's batches in order (transactions by largest version key, with their sizes), written once per batch, branch and set of tables by gnomon.feed_read."), TableOptions.table(), where);
     }
 
     /**

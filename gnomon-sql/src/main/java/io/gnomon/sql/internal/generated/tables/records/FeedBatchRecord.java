@@ -6,13 +6,14 @@ package io.gnomon.sql.internal.generated.tables.records;
 
 import io.gnomon.sql.internal.generated.tables.FeedBatch;
 
-import org.jooq.Record2;
+import org.jooq.Record3;
 import org.jooq.impl.UpdatableRecordImpl;
 
 
 /**
  * The change feed's batches in order (transactions by largest version key, with
- * their sizes), written once per batch and set of tables by gnomon.feed_read.
+ * their sizes), written once per batch, branch and set of tables by
+ * gnomon.feed_read.
  */
 @SuppressWarnings({ "all", "unchecked", "rawtypes" })
 public class FeedBatchRecord extends UpdatableRecordImpl<FeedBatchRecord> {
@@ -34,87 +35,101 @@ public class FeedBatchRecord extends UpdatableRecordImpl<FeedBatchRecord> {
     }
 
     /**
+     * Setter for <code>gnomon.feed_batch.branch_id</code>.
+     */
+    public void setBranchId(Integer value) {
+        set(1, value);
+    }
+
+    /**
+     * Getter for <code>gnomon.feed_batch.branch_id</code>.
+     */
+    public Integer getBranchId() {
+        return (Integer) get(1);
+    }
+
+    /**
      * Setter for <code>gnomon.feed_batch.table_ids</code>.
      */
     public void setTableIds(Integer[] value) {
-        set(1, value);
+        set(2, value);
     }
 
     /**
      * Getter for <code>gnomon.feed_batch.table_ids</code>.
      */
     public Integer[] getTableIds() {
-        return (Integer[]) get(1);
+        return (Integer[]) get(2);
     }
 
     /**
      * Setter for <code>gnomon.feed_batch.txn_xid</code>.
      */
     public void setTxnXid(Object[] value) {
-        set(2, value);
+        set(3, value);
     }
 
     /**
      * Getter for <code>gnomon.feed_batch.txn_xid</code>.
      */
     public Object[] getTxnXid() {
-        return (Object[]) get(2);
+        return (Object[]) get(3);
     }
 
     /**
      * Setter for <code>gnomon.feed_batch.txn_key</code>.
      */
     public void setTxnKey(Long[] value) {
-        set(3, value);
+        set(4, value);
     }
 
     /**
      * Getter for <code>gnomon.feed_batch.txn_key</code>.
      */
     public Long[] getTxnKey() {
-        return (Long[]) get(3);
+        return (Long[]) get(4);
     }
 
     /**
      * Setter for <code>gnomon.feed_batch.txn_upto</code>.
      */
     public void setTxnUpto(Long[] value) {
-        set(4, value);
+        set(5, value);
     }
 
     /**
      * Getter for <code>gnomon.feed_batch.txn_upto</code>.
      */
     public Long[] getTxnUpto() {
-        return (Long[]) get(4);
+        return (Long[]) get(5);
     }
 
     /**
      * Setter for <code>gnomon.feed_batch.xid_sorted</code>.
      */
     public void setXidSorted(Object[] value) {
-        set(5, value);
+        set(6, value);
     }
 
     /**
      * Getter for <code>gnomon.feed_batch.xid_sorted</code>.
      */
     public Object[] getXidSorted() {
-        return (Object[]) get(5);
+        return (Object[]) get(6);
     }
 
     /**
      * Setter for <code>gnomon.feed_batch.key_by_xid</code>.
      */
     public void setKeyByXid(Long[] value) {
-        set(6, value);
+        set(7, value);
     }
 
     /**
      * Getter for <code>gnomon.feed_batch.key_by_xid</code>.
      */
     public Long[] getKeyByXid() {
-        return (Long[]) get(6);
+        return (Long[]) get(7);
     }
 
     // -------------------------------------------------------------------------
@@ -122,8 +137,8 @@ public class FeedBatchRecord extends UpdatableRecordImpl<FeedBatchRecord> {
     // -------------------------------------------------------------------------
 
     @Override
-    public Record2<Long, Integer[]> key() {
-        return (Record2) super.key();
+    public Record3<Long, Integer, Integer[]> key() {
+        return (Record3) super.key();
     }
 
     // -------------------------------------------------------------------------
@@ -140,10 +155,11 @@ public class FeedBatchRecord extends UpdatableRecordImpl<FeedBatchRecord> {
     /**
      * Create a detached, initialised FeedBatchRecord
      */
-    public FeedBatchRecord(Long tickId, Integer[] tableIds, Object[] txnXid, Long[] txnKey, Long[] txnUpto, Object[] xidSorted, Long[] keyByXid) {
+    public FeedBatchRecord(Long tickId, Integer branchId, Integer[] tableIds, Object[] txnXid, Long[] txnKey, Long[] txnUpto, Object[] xidSorted, Long[] keyByXid) {
         super(FeedBatch.FEED_BATCH);
 
         setTickId(tickId);
+        setBranchId(branchId);
         setTableIds(tableIds);
         setTxnXid(txnXid);
         setTxnKey(txnKey);
