@@ -301,14 +301,14 @@ end $$;
 comment on function gnomon.install_branch_changes(integer) is 'Internal: (re)creates a tracked table''s change-feed sources for branch writes, gnomon_t.<t>_bchanges and gnomon_t.<t>_bpage.';
 
 -- A batch's order for gnomon.feed_read (the gnomon.feed_batch row of a tick, main (0) or a branch, and a set of
--- tables): read from the
--- catalog, or computed from the consumer's sources without images (q_ids: xid and version key of the batch's
--- versions, over $1 prev, $2 cur and $3 start) and kept there for the batch's later pages and other consumers of the
--- same tables. Only for a batch the start does not filter (the caller checks). Keeping it is best effort: a session
--- that may not or cannot write (a read-only transaction, no privilege), or that meets another session keeping the
--- same row (advisory lock 7388, hash of the tick, branch and tables), uses what it computed.
+-- tables): read from the catalog, or computed from the consumer's sources without images (q_ids: xid and version key
+-- of the batch's versions, over $1 prev, $2 cur and $3 start) and kept there, when the batch is larger than the page
+-- being read (p_page), for the batch's later pages and other consumers of the same tables. Only for a batch the start
+-- does not filter (the caller checks). Keeping it is best effort: a session that may not or cannot write (a read-only
+-- transaction, no privilege), or that meets another session keeping the same row (advisory lock 7388, hash of the
+-- tick, branch and tables), uses what it computed.
 create or replace function gnomon.feed_batch_of(p_tick bigint, p_branch integer, p_ids integer[], prev pg_snapshot,
-                                                cur pg_snapshot, start pg_snapshot, q_ids text)
+                                                cur pg_snapshot, start pg_snapshot, q_ids text, p_page integer)
 returns gnomon.feed_batch
 language plpgsql as $$
 declare
@@ -327,10 +327,13 @@ begin
            (select coalesce(array_agg(x.tkey order by x.xid), '{}') from x)
       from (select x.xid, x.tkey, (sum(x.n) over (order by x.tkey))::bigint as upto from x) o$q$, q_ids)
     into fb using prev, cur, start, p_tick, p_ids, p_branch;
+  -- Kept only when the batch holds more versions than the page being read, so that its reader comes back for it: a
+  -- batch read whole by one page (most batches, when ticks are frequent, and every empty one) costs no write.
   -- Never waits: a session whose transaction is keeping the same row (a consumer applying its page in a long
   -- transaction) holds the advisory lock until it ends, and this one then uses its own copy; a row committed since
   -- this transaction's snapshot fails the insert at once (unique or serialization failure).
-  if pg_try_advisory_xact_lock(7388, hashtext(p_tick || ':' || p_branch || ':' || p_ids::text)) then
+  if coalesce(fb.txn_upto[cardinality(fb.txn_upto)], 0) > p_page
+     and pg_try_advisory_xact_lock(7388, hashtext(p_tick || ':' || p_branch || ':' || p_ids::text)) then
     begin
       insert into gnomon.feed_batch values (fb.*);
     exception when unique_violation or serialization_failure or read_only_sql_transaction or insufficient_privilege
@@ -340,7 +343,7 @@ begin
   end if;
   return fb;
 end $$;
-comment on function gnomon.feed_batch_of(bigint, integer, integer[], pg_snapshot, pg_snapshot, pg_snapshot, text) is
+comment on function gnomon.feed_batch_of(bigint, integer, integer[], pg_snapshot, pg_snapshot, pg_snapshot, text, integer) is
   'Internal: a change-feed batch''s order for gnomon.feed_read, from gnomon.feed_batch or computed and kept there.';
 
 -- One page of events after the consumer's acknowledged position: whole transactions, at most max_events rows
@@ -453,7 +456,7 @@ begin
       -- batch (every transaction the start saw had ended before the batch's previous tick). Exactly what the scan
       -- below would choose: the transactions after the position (largest version key above it) taken whole while
       -- their running sum fits, or, on an empty page, the first one's first versions (split).
-      fb := gnomon.feed_batch_of(cur_id, coalesce(c.branch_id, 0), ids, prev, cur, c.start_snapshot, q_ids);
+      fb := gnomon.feed_batch_of(cur_id, coalesce(c.branch_id, 0), ids, prev, cur, c.start_snapshot, q_ids, remaining);
       sx := fb.xid_sorted; st := fb.key_by_xid;
       j := coalesce(width_bucket(tk, fb.txn_key), 0);    -- the transactions at or before the position
       base := case when j = 0 then 0 else fb.txn_upto[j] end;

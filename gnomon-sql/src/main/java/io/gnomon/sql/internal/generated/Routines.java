@@ -1141,6 +1141,7 @@ public class Routines {
         , String cur
         , String start
         , String qIds
+        , Integer pPage
     ) {
         FeedBatchOf f = new FeedBatchOf();
         f.setPTick(pTick);
@@ -1150,6 +1151,7 @@ public class Routines {
         f.setCur(cur);
         f.setStart(start);
         f.setQIds(qIds);
+        f.setPPage(pPage);
 
         f.execute(configuration);
         return f.getReturnValue();
@@ -1166,6 +1168,7 @@ public class Routines {
         , String cur
         , String start
         , String qIds
+        , Integer pPage
     ) {
         FeedBatchOf f = new FeedBatchOf();
         f.setPTick(pTick);
@@ -1175,6 +1178,7 @@ public class Routines {
         f.setCur(cur);
         f.setStart(start);
         f.setQIds(qIds);
+        f.setPPage(pPage);
 
         return f.asField();
     }
@@ -1190,6 +1194,7 @@ public class Routines {
         , Field<String> cur
         , Field<String> start
         , Field<String> qIds
+        , Field<Integer> pPage
     ) {
         FeedBatchOf f = new FeedBatchOf();
         f.setPTick(pTick);
@@ -1199,6 +1204,7 @@ public class Routines {
         f.setCur(cur);
         f.setStart(start);
         f.setQIds(qIds);
+        f.setPPage(pPage);
 
         return f.asField();
     }

@@ -66,6 +66,11 @@ public class FeedBatchOf extends AbstractRoutine<FeedBatchRecord> {
     public static final Parameter<String> Q_IDS = Internal.createParameter("q_ids", SQLDataType.CLOB, false, false);
 
     /**
+     * The parameter <code>gnomon.feed_batch_of.p_page</code>.
+     */
+    public static final Parameter<Integer> P_PAGE = Internal.createParameter("p_page", SQLDataType.INTEGER, false, false);
+
+    /**
      * Create a new routine call instance
      */
     public FeedBatchOf() {
@@ -79,6 +84,7 @@ public class FeedBatchOf extends AbstractRoutine<FeedBatchRecord> {
         addInParameter(CUR);
         addInParameter(START);
         addInParameter(Q_IDS);
+        addInParameter(P_PAGE);
     }
 
     /**
@@ -184,5 +190,20 @@ public class FeedBatchOf extends AbstractRoutine<FeedBatchRecord> {
      */
     public void setQIds(Field<String> field) {
         setField(Q_IDS, field);
+    }
+
+    /**
+     * Set the <code>p_page</code> parameter IN value to the routine
+     */
+    public void setPPage(Integer value) {
+        setValue(P_PAGE, value);
+    }
+
+    /**
+     * Set the <code>p_page</code> parameter to the function to be used with a
+     * {@link org.jooq.Select} statement
+     */
+    public void setPPage(Field<Integer> field) {
+        setField(P_PAGE, field);
     }
 }
