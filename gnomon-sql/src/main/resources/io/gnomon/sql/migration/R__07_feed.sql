@@ -300,11 +300,58 @@ begin
 end $$;
 comment on function gnomon.install_branch_changes(integer) is 'Internal: (re)creates a tracked table''s change-feed sources for branch writes, gnomon_t.<t>_bchanges and gnomon_t.<t>_bpage.';
 
+-- A batch's order for gnomon.feed_read (the gnomon.feed_batch row of a tick, main (0) or a branch, and a set of
+-- tables): read from the catalog, or computed from the consumer's sources without images (q_ids: xid and version key
+-- of the batch's versions, over $1 prev, $2 cur and $3 start) and kept there, when the batch is larger than the page
+-- being read (p_page), for the batch's later pages and other consumers of the same tables. Only for a batch the start
+-- does not filter (the caller checks). Keeping it is best effort: a session that may not or cannot write (a read-only
+-- transaction, no privilege), or that meets another session keeping the same row (advisory lock 7388, hash of the
+-- tick, branch and tables), uses what it computed.
+create or replace function gnomon.feed_batch_of(p_tick bigint, p_branch integer, p_ids integer[], prev pg_snapshot,
+                                                cur pg_snapshot, start pg_snapshot, q_ids text, p_page integer)
+returns gnomon.feed_batch
+language plpgsql as $$
+declare
+  fb gnomon.feed_batch;
+begin
+  select * into fb from gnomon.feed_batch b where b.tick_id = p_tick and b.branch_id = p_branch and b.table_ids = p_ids;
+  if found then
+    return fb;
+  end if;
+  execute format($q$
+    with x as materialized (select u.xid, max(u.vid) as tkey, count(*) as n from (%s) u group by u.xid)
+    select $4, $6, $5,
+           coalesce(array_agg(o.xid order by o.tkey), '{}'), coalesce(array_agg(o.tkey order by o.tkey), '{}'),
+           coalesce(array_agg(o.upto order by o.tkey), '{}'),
+           (select coalesce(array_agg(x.xid order by x.xid), '{}') from x),
+           (select coalesce(array_agg(x.tkey order by x.xid), '{}') from x)
+      from (select x.xid, x.tkey, (sum(x.n) over (order by x.tkey))::bigint as upto from x) o$q$, q_ids)
+    into fb using prev, cur, start, p_tick, p_ids, p_branch;
+  -- Kept only when the batch holds more versions than the page being read, so that its reader comes back for it: a
+  -- batch read whole by one page (most batches, when ticks are frequent, and every empty one) costs no write.
+  -- Never waits: a session whose transaction is keeping the same row (a consumer applying its page in a long
+  -- transaction) holds the advisory lock until it ends, and this one then uses its own copy; a row committed since
+  -- this transaction's snapshot fails the insert at once (unique or serialization failure).
+  if coalesce(fb.txn_upto[cardinality(fb.txn_upto)], 0) > p_page
+     and pg_try_advisory_xact_lock(7388, hashtext(p_tick || ':' || p_branch || ':' || p_ids::text)) then
+    begin
+      insert into gnomon.feed_batch values (fb.*);
+    exception when unique_violation or serialization_failure or read_only_sql_transaction or insufficient_privilege
+                   or foreign_key_violation then
+      null;  -- another session kept the same order, or this one may not keep it: use it without keeping it
+    end;
+  end if;
+  return fb;
+end $$;
+comment on function gnomon.feed_batch_of(bigint, integer, integer[], pg_snapshot, pg_snapshot, pg_snapshot, text, integer) is
+  'Internal: a change-feed batch''s order for gnomon.feed_read, from gnomon.feed_batch or computed and kept there.';
+
 -- One page of events after the consumer's acknowledged position: whole transactions, at most max_events rows
 -- (a transaction larger than a page is split, and the next page resumes inside it). Each row carries the position
 -- to acknowledge once it is handled. A page that skipped only empty batches returns one 'h' (heartbeat) row.
--- Per batch it reads, two statements: the batch's versions without images, to choose the page (its transactions in
--- order, whole, up to max_events); then the page's versions with their images, in order.
+-- Per batch it reads, up to two statements: the batch's order, to choose the page (its transactions in order, whole,
+-- up to max_events), kept in gnomon.feed_batch by the batch's first page (else a scan of the batch's versions without
+-- images); then the page's versions with their images, in order.
 drop function if exists gnomon.feed_read(text, integer);
 create function gnomon.feed_read(consumer_name text, max_events integer default 1000)
 returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
@@ -326,6 +373,11 @@ declare
   sx xid8[]; st bigint[];
   to_tkey bigint; to_vid bigint;
   split xid8;
+  ids integer[];
+  fb gnomon.feed_batch;
+  j integer; e integer; base bigint;
+  -- the kept batch orders (gnomon.feed_batch); set gnomon.feed_batches = off to choose every page by a scan
+  use_batches boolean := coalesce(current_setting('gnomon.feed_batches', true), '') <> 'off';
   xid_lo xid8; xid_hi xid8;
   recent xid8;
   emitted boolean := false;
@@ -382,8 +434,9 @@ begin
                                      ' from (select ch.*, $5[width_bucket(ch.xid, $4)] as tkey from gnomon_t.%I($1, $2, $3, false) ch'
                                      ' where ch.xid between $6 and $7) ch where (ch.tkey, ch.vid) > ($8, $9) and (ch.tkey, ch.vid) <= ($10, $11)',
                                      format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_changes')) end,
-                    ' union all ')
-    into q_ids, q_rows from gnomon.tracked_table tt where tt.table_id = any (c.table_ids);
+                    ' union all '),
+         array_agg(tt.table_id order by tt.table_id)
+    into q_ids, q_rows, ids from gnomon.tracked_table tt where tt.table_id = any (c.table_ids);
   if q_ids is null then
     raise exception using errcode = 'GN001', message = format('no table of consumer %L is tracked any more', consumer_name),
       hint = 'Unregister the consumer.';
@@ -396,28 +449,54 @@ begin
       raise exception using errcode = 'GN032', message = format('tick %s of consumer %L is no longer retained', t, consumer_name);
     end if;
     select k.tick_id, k.snapshot, k.tick_at into cur_id, cur, cur_at from gnomon.tick k where k.tick_id > t order by k.tick_id limit 1;
-    -- The page, chosen over the batch's versions without images, at every page (a per-session cache of the batch's
-    -- order lost a page now and then in FeedExactlyOnceIT; see docs/feed.md): one scan grouped by transaction (a hash
-    -- aggregate, no sort of the versions), then the transactions after the position ordered by their largest version
-    -- key (tkey), taken whole while they fit, or, on an empty page, the first one's first versions (split).
-    execute format($q$
-      with x as materialized (
-        select u.xid, max(u.vid) as tkey, count(*) as n, count(*) filter (where u.vid > $5) as n_after
-          from (%s) u group by u.xid),
-      o as (select x.xid, x.tkey, case when x.tkey = $4 then x.n_after else x.n end as n
-              from x where x.tkey > $4 or (x.tkey = $4 and x.n_after > 0)),
-      w as (select o.*, o.upto <= $6 or (o.k = 1 and not $7) as taken
-              from (select o.*, sum(o.n) over (order by o.tkey) as upto, row_number() over (order by o.tkey) as k from o) o)
-      -- every transaction of the batch goes into the lookup (sx, st): the page's scan meets versions of transactions
-      -- before the position too, and each must find its own
-      select (select coalesce(array_agg(x.xid order by x.xid), '{}') from x),
-             (select coalesce(array_agg(x.tkey order by x.xid), '{}') from x),
-             least(coalesce(sum(w.n) filter (where w.taken), 0), $6), max(w.tkey) filter (where w.taken),
-             min(w.xid) filter (where w.taken and w.n > $6), min(w.xid) filter (where w.taken),
-             max(w.xid) filter (where w.taken), coalesce(sum(w.n), 0)
-        from w$q$, q_ids)
-      into sx, st, n, to_tkey, split, xid_lo, xid_hi, batch_left
-      using prev, cur, c.start_snapshot, tk, v, remaining, emitted;
+    split := null;
+    if v >= tk and pg_snapshot_xmax(c.start_snapshot) <= pg_snapshot_xmin(prev) and use_batches then
+      -- The page, chosen from the batch's order (gnomon.feed_batch_of: computed by the batch's first page and kept),
+      -- when the position is between two of its transactions and the consumer's start filters nothing out of the
+      -- batch (every transaction the start saw had ended before the batch's previous tick). Exactly what the scan
+      -- below would choose: the transactions after the position (largest version key above it) taken whole while
+      -- their running sum fits, or, on an empty page, the first one's first versions (split).
+      fb := gnomon.feed_batch_of(cur_id, coalesce(c.branch_id, 0), ids, prev, cur, c.start_snapshot, q_ids, remaining);
+      sx := fb.xid_sorted; st := fb.key_by_xid;
+      j := coalesce(width_bucket(tk, fb.txn_key), 0);    -- the transactions at or before the position
+      base := case when j = 0 then 0 else fb.txn_upto[j] end;
+      batch_left := coalesce(fb.txn_upto[cardinality(fb.txn_upto)], 0) - base;
+      e := coalesce(width_bucket(base + remaining, fb.txn_upto), 0);   -- the last that fits whole
+      if e <= j and j < cardinality(fb.txn_key) and not emitted then
+        e := j + 1;
+        split := fb.txn_xid[e];
+      end if;
+      if e > j then
+        n := least(fb.txn_upto[e] - base, remaining);
+        to_tkey := fb.txn_key[e];
+        select min(x), max(x) into xid_lo, xid_hi from unnest(fb.txn_xid[j + 1:e]) x;
+      else
+        n := 0; to_tkey := null; xid_lo := null; xid_hi := null;
+      end if;
+    else
+      -- The page, chosen over the batch's versions without images (inside a split transaction, in a batch the
+      -- consumer's start cuts into, or with gnomon.feed_batches off): one scan grouped by transaction (a hash
+      -- aggregate, no sort of the versions), then the transactions after the position ordered by their largest version
+      -- key (tkey), taken whole while they fit, or, on an empty page, the first one's first versions (split).
+      execute format($q$
+        with x as materialized (
+          select u.xid, max(u.vid) as tkey, count(*) as n, count(*) filter (where u.vid > $5) as n_after
+            from (%s) u group by u.xid),
+        o as (select x.xid, x.tkey, case when x.tkey = $4 then x.n_after else x.n end as n
+                from x where x.tkey > $4 or (x.tkey = $4 and x.n_after > 0)),
+        w as (select o.*, o.upto <= $6 or (o.k = 1 and not $7) as taken
+                from (select o.*, sum(o.n) over (order by o.tkey) as upto, row_number() over (order by o.tkey) as k from o) o)
+        -- every transaction of the batch goes into the lookup (sx, st): the page's scan meets versions of transactions
+        -- before the position too, and each must find its own
+        select (select coalesce(array_agg(x.xid order by x.xid), '{}') from x),
+               (select coalesce(array_agg(x.tkey order by x.xid), '{}') from x),
+               least(coalesce(sum(w.n) filter (where w.taken), 0), $6), max(w.tkey) filter (where w.taken),
+               min(w.xid) filter (where w.taken and w.n > $6), min(w.xid) filter (where w.taken),
+               max(w.xid) filter (where w.taken), coalesce(sum(w.n), 0)
+          from w$q$, q_ids)
+        into sx, st, n, to_tkey, split, xid_lo, xid_hi, batch_left
+        using prev, cur, c.start_snapshot, tk, v, remaining, emitted;
+    end if;
     -- the page ends where its last transaction does (its largest version key), or, when it splits one, at its
     -- remaining-th version after the position
     to_vid := to_tkey;

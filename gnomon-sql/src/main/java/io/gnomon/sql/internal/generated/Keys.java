@@ -8,6 +8,7 @@ import io.gnomon.sql.internal.generated.tables.Branch;
 import io.gnomon.sql.internal.generated.tables.Checkpoint;
 import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
+import io.gnomon.sql.internal.generated.tables.FeedBatch;
 import io.gnomon.sql.internal.generated.tables.Incarnation;
 import io.gnomon.sql.internal.generated.tables.Merge;
 import io.gnomon.sql.internal.generated.tables.MergeConflict;
@@ -21,6 +22,7 @@ import io.gnomon.sql.internal.generated.tables.records.BranchRecord;
 import io.gnomon.sql.internal.generated.tables.records.CheckpointRecord;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.ErrorCodeRecord;
+import io.gnomon.sql.internal.generated.tables.records.FeedBatchRecord;
 import io.gnomon.sql.internal.generated.tables.records.IncarnationRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeConflictRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeRecord;
@@ -55,6 +57,7 @@ public class Keys {
     public static final UniqueKey<ConsumerRecord> CONSUMER_PKEY = Internal.createUniqueKey(Consumer.CONSUMER, DSL.name("consumer_pkey"), new TableField[] { Consumer.CONSUMER.CONSUMER_NAME }, true);
     public static final UniqueKey<ErrorCodeRecord> ERROR_CODE_NAME_KEY = Internal.createUniqueKey(ErrorCode.ERROR_CODE, DSL.name("error_code_name_key"), new TableField[] { ErrorCode.ERROR_CODE.NAME }, true);
     public static final UniqueKey<ErrorCodeRecord> ERROR_CODE_PKEY = Internal.createUniqueKey(ErrorCode.ERROR_CODE, DSL.name("error_code_pkey"), new TableField[] { ErrorCode.ERROR_CODE.SQLSTATE }, true);
+    public static final UniqueKey<FeedBatchRecord> FEED_BATCH_PKEY = Internal.createUniqueKey(FeedBatch.FEED_BATCH, DSL.name("feed_batch_pkey"), new TableField[] { FeedBatch.FEED_BATCH.TICK_ID, FeedBatch.FEED_BATCH.BRANCH_ID, FeedBatch.FEED_BATCH.TABLE_IDS }, true);
     public static final UniqueKey<IncarnationRecord> INCARNATION_PKEY = Internal.createUniqueKey(Incarnation.INCARNATION, DSL.name("incarnation_pkey"), new TableField[] { Incarnation.INCARNATION.INCARNATION_ }, true);
     public static final UniqueKey<MergeRecord> MERGE_PKEY = Internal.createUniqueKey(Merge.MERGE, DSL.name("merge_pkey"), new TableField[] { Merge.MERGE.MERGE_ID }, true);
     public static final UniqueKey<MergeConflictRecord> MERGE_CONFLICT_PKEY = Internal.createUniqueKey(MergeConflict.MERGE_CONFLICT, DSL.name("merge_conflict_pkey"), new TableField[] { MergeConflict.MERGE_CONFLICT.MERGE_ID, MergeConflict.MERGE_CONFLICT.TABLE_ID, MergeConflict.MERGE_CONFLICT.KEY, MergeConflict.MERGE_CONFLICT.COLUMN_NAME }, true);
@@ -74,6 +77,7 @@ public class Keys {
 
     public static final ForeignKey<BranchRecord, BranchRecord> BRANCH__BRANCH_PARENT_ID_FKEY = Internal.createForeignKey(Branch.BRANCH, DSL.name("branch_parent_id_fkey"), new TableField[] { Branch.BRANCH.PARENT_ID }, Keys.BRANCH_PKEY, new TableField[] { Branch.BRANCH.BRANCH_ID }, true);
     public static final ForeignKey<CheckpointRecord, TrackedTableRecord> CHECKPOINT__CHECKPOINT_TABLE_ID_FKEY = Internal.createForeignKey(Checkpoint.CHECKPOINT, DSL.name("checkpoint_table_id_fkey"), new TableField[] { Checkpoint.CHECKPOINT.TABLE_ID }, Keys.TRACKED_TABLE_PKEY, new TableField[] { TrackedTable.TRACKED_TABLE.TABLE_ID }, true);
+    public static final ForeignKey<FeedBatchRecord, TickRecord> FEED_BATCH__FEED_BATCH_TICK_ID_FKEY = Internal.createForeignKey(FeedBatch.FEED_BATCH, DSL.name("feed_batch_tick_id_fkey"), new TableField[] { FeedBatch.FEED_BATCH.TICK_ID }, Keys.TICK_PKEY, new TableField[] { Tick.TICK.TICK_ID }, true);
     public static final ForeignKey<MergeConflictRecord, MergeRecord> MERGE_CONFLICT__MERGE_CONFLICT_MERGE_ID_FKEY = Internal.createForeignKey(MergeConflict.MERGE_CONFLICT, DSL.name("merge_conflict_merge_id_fkey"), new TableField[] { MergeConflict.MERGE_CONFLICT.MERGE_ID }, Keys.MERGE_PKEY, new TableField[] { Merge.MERGE.MERGE_ID }, true);
     public static final ForeignKey<MergeResolutionRecord, TrackedTableRecord> MERGE_RESOLUTION__MERGE_RESOLUTION_TABLE_ID_FKEY = Internal.createForeignKey(MergeResolution.MERGE_RESOLUTION, DSL.name("merge_resolution_table_id_fkey"), new TableField[] { MergeResolution.MERGE_RESOLUTION.TABLE_ID }, Keys.TRACKED_TABLE_PKEY, new TableField[] { TrackedTable.TRACKED_TABLE.TABLE_ID }, true);
     public static final ForeignKey<MergeRuleRecord, TrackedTableRecord> MERGE_RULE__MERGE_RULE_TABLE_ID_FKEY = Internal.createForeignKey(MergeRule.MERGE_RULE, DSL.name("merge_rule_table_id_fkey"), new TableField[] { MergeRule.MERGE_RULE.TABLE_ID }, Keys.TRACKED_TABLE_PKEY, new TableField[] { TrackedTable.TRACKED_TABLE.TABLE_ID }, true);

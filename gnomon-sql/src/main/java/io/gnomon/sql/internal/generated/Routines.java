@@ -35,6 +35,7 @@ import io.gnomon.sql.internal.generated.routines.DisabledWriteTriggers;
 import io.gnomon.sql.internal.generated.routines.DropBranchObjects;
 import io.gnomon.sql.internal.generated.routines.DropCheckpoint;
 import io.gnomon.sql.internal.generated.routines.FeedAck;
+import io.gnomon.sql.internal.generated.routines.FeedBatchOf;
 import io.gnomon.sql.internal.generated.routines.FeedKeyJsonSql;
 import io.gnomon.sql.internal.generated.routines.FeedPosition;
 import io.gnomon.sql.internal.generated.routines.FeedRegister;
@@ -121,6 +122,7 @@ import io.gnomon.sql.internal.generated.tables.records.BranchRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
+import io.gnomon.sql.internal.generated.tables.records.FeedBatchRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeColumnRuleRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeConflictsRecord;
@@ -1128,6 +1130,86 @@ public class Routines {
         p.setReadAfter(readAfter);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.feed_batch_of</code>
+     */
+    public static FeedBatchRecord feedBatchOf(
+          Configuration configuration
+        , Long pTick
+        , Integer pBranch
+        , Integer[] pIds
+        , String prev
+        , String cur
+        , String start
+        , String qIds
+        , Integer pPage
+    ) {
+        FeedBatchOf f = new FeedBatchOf();
+        f.setPTick(pTick);
+        f.setPBranch(pBranch);
+        f.setPIds(pIds);
+        f.setPrev(prev);
+        f.setCur(cur);
+        f.setStart(start);
+        f.setQIds(qIds);
+        f.setPPage(pPage);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.feed_batch_of</code> as a field.
+     */
+    public static Field<FeedBatchRecord> feedBatchOf(
+          Long pTick
+        , Integer pBranch
+        , Integer[] pIds
+        , String prev
+        , String cur
+        , String start
+        , String qIds
+        , Integer pPage
+    ) {
+        FeedBatchOf f = new FeedBatchOf();
+        f.setPTick(pTick);
+        f.setPBranch(pBranch);
+        f.setPIds(pIds);
+        f.setPrev(prev);
+        f.setCur(cur);
+        f.setStart(start);
+        f.setQIds(qIds);
+        f.setPPage(pPage);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.feed_batch_of</code> as a field.
+     */
+    public static Field<FeedBatchRecord> feedBatchOf(
+          Field<Long> pTick
+        , Field<Integer> pBranch
+        , Field<Integer[]> pIds
+        , Field<String> prev
+        , Field<String> cur
+        , Field<String> start
+        , Field<String> qIds
+        , Field<Integer> pPage
+    ) {
+        FeedBatchOf f = new FeedBatchOf();
+        f.setPTick(pTick);
+        f.setPBranch(pBranch);
+        f.setPIds(pIds);
+        f.setPrev(prev);
+        f.setCur(cur);
+        f.setStart(start);
+        f.setQIds(qIds);
+        f.setPPage(pPage);
+
+        return f.asField();
     }
 
     /**

@@ -11,6 +11,7 @@ import io.gnomon.sql.internal.generated.tables.Checkpoint;
 import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
+import io.gnomon.sql.internal.generated.tables.FeedBatch;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
 import io.gnomon.sql.internal.generated.tables.Incarnation;
 import io.gnomon.sql.internal.generated.tables.Merge;
@@ -199,6 +200,13 @@ public class Tables {
      * The table <code>gnomon.error_code</code>.
      */
     public static final ErrorCode ERROR_CODE = ErrorCode.ERROR_CODE;
+
+    /**
+     * The change feed's batches in order (transactions by largest version key,
+     * with their sizes), written once per batch, branch and set of tables by
+     * gnomon.feed_read.
+     */
+    public static final FeedBatch FEED_BATCH = FeedBatch.FEED_BATCH;
 
     /**
      * consumer_name text, max_events integer DEFAULT 1000

@@ -8,6 +8,7 @@ import io.gnomon.sql.internal.PgSnapshotBinding;
 import io.gnomon.sql.internal.generated.Gnomon;
 import io.gnomon.sql.internal.generated.Indexes;
 import io.gnomon.sql.internal.generated.Keys;
+import io.gnomon.sql.internal.generated.tables.FeedBatch.FeedBatchPath;
 import io.gnomon.sql.internal.generated.tables.records.TickRecord;
 
 import java.time.OffsetDateTime;
@@ -17,11 +18,15 @@ import java.util.List;
 
 import org.jooq.Condition;
 import org.jooq.Field;
+import org.jooq.ForeignKey;
 import org.jooq.Identity;
 import org.jooq.Index;
+import org.jooq.InverseForeignKey;
 import org.jooq.Name;
+import org.jooq.Path;
 import org.jooq.PlainSQL;
 import org.jooq.QueryPart;
+import org.jooq.Record;
 import org.jooq.SQL;
 import org.jooq.Schema;
 import org.jooq.Select;
@@ -108,6 +113,39 @@ public class Tick extends TableImpl<TickRecord> {
         this(DSL.name("tick"), null);
     }
 
+    public <O extends Record> Tick(Table<O> path, ForeignKey<O, TickRecord> childPath, InverseForeignKey<O, TickRecord> parentPath) {
+        super(path, childPath, parentPath, TICK);
+    }
+
+    /**
+     * A subtype implementing {@link Path} for simplified path-based joins.
+     */
+    public static class TickPath extends Tick implements Path<TickRecord> {
+
+        private static final long serialVersionUID = 1L;
+        public <O extends Record> TickPath(Table<O> path, ForeignKey<O, TickRecord> childPath, InverseForeignKey<O, TickRecord> parentPath) {
+            super(path, childPath, parentPath);
+        }
+        private TickPath(Name alias, Table<TickRecord> aliased) {
+            super(alias, aliased);
+        }
+
+        @Override
+        public TickPath as(String alias) {
+            return new TickPath(DSL.name(alias), this);
+        }
+
+        @Override
+        public TickPath as(Name alias) {
+            return new TickPath(alias, this);
+        }
+
+        @Override
+        public TickPath as(Table<?> alias) {
+            return new TickPath(alias.getQualifiedName(), this);
+        }
+    }
+
     @Override
     public Schema getSchema() {
         return aliased() ? null : Gnomon.GNOMON;
@@ -126,6 +164,19 @@ public class Tick extends TableImpl<TickRecord> {
     @Override
     public UniqueKey<TickRecord> getPrimaryKey() {
         return Keys.TICK_PKEY;
+    }
+
+    private transient FeedBatchPath _feedBatch;
+
+    /**
+     * Get the implicit to-many join path to the <code>gnomon.feed_batch</code>
+     * table
+     */
+    public FeedBatchPath feedBatch() {
+        if (_feedBatch == null)
+            _feedBatch = new FeedBatchPath(this, null, Keys.FEED_BATCH__FEED_BATCH_TICK_ID_FKEY.getInverseKey());
+
+        return _feedBatch;
     }
 
     @Override
