@@ -76,8 +76,16 @@ declare
   t0 bigint;
   b gnomon.branch;
 begin
-  if consumer_name is null or length(consumer_name) not between 1 and 200 then
-    raise exception using errcode = 'GN021', message = 'a consumer name needs 1 to 200 characters';
+  if consumer_name is null or length(consumer_name) not between 1 and 200 or consumer_name ~ '[[:cntrl:]]' then
+    raise exception using errcode = 'GN021', message = 'a consumer name needs 1 to 200 characters, none of them a control character';
+  end if;
+  if with_images is null then
+    raise exception using errcode = 'GN021', message = format('consumer %L: with_images is null', consumer_name),
+      hint = 'Pass true (events carry the row before and after) or false (keys only).';
+  end if;
+  if max_lag <= interval '0' then
+    raise exception using errcode = 'GN021', message = format('consumer %L: max_lag %s is not positive', consumer_name, max_lag),
+      hint = 'Pass how far behind the consumer may fall before it is expired, such as interval ''7 days'', or null for no limit.';
   end if;
   if tables is null or cardinality(tables) = 0 then
     raise exception using errcode = 'GN021', message = format('consumer %L names no table', consumer_name),
@@ -550,9 +558,15 @@ returns void
 language plpgsql as $$
 declare
   c gnomon.consumer := gnomon.consumer_row(consumer_name);
-  p record := gnomon.parse_position(event_position);
-  a record := p;
+  p record;
+  a record;
 begin
+  if event_position is null then
+    raise exception using errcode = 'GN033', message = format('no position to acknowledge for consumer %L: it is null', consumer_name),
+      hint = 'Acknowledge a position that gnomon.feed_read returned (event_position of a row).';
+  end if;
+  p := gnomon.parse_position(event_position);
+  a := p;
   if read_after is not null then
     a := gnomon.parse_position(read_after);
   end if;
