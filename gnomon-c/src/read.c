@@ -764,7 +764,9 @@ run_fallback(FunctionCallInfo fcinfo, Oid fallback, int nkeys, Datum *keys, Oid 
 		SPIPlanPtr	plan;
 
 		initStringInfo(&q);
-		appendStringInfo(&q, "select * from %s.%s(",
+		/* (the rows as values of the table's type, dropped columns included, where "select *" would leave those out;
+		 * called in the select list, since an alias for the rows could be a column's name) */
+		appendStringInfo(&q, "select %s.%s(",
 						 quote_identifier(get_namespace_name(get_func_namespace(fallback))),
 						 quote_identifier(get_func_name(fallback)));
 		for (i = 0; i <= nkeys; i++)
@@ -797,7 +799,21 @@ run_fallback(FunctionCallInfo fcinfo, Oid fallback, int nkeys, Datum *keys, Oid 
 		elog(ERROR, "gnomon: the as-of fallback failed: %s", SPI_result_code_string(rc));
 	/* (rows of the table's type, as this function returns) */
 	for (r = 0; r < SPI_processed; r++)
-		tuplestore_puttuple(ts, SPI_tuptable->vals[r]);
+	{
+		bool		isnull;
+		Datum		row = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+		HeapTupleHeader td;
+		HeapTupleData t;
+
+		if (isnull)
+			continue;
+		td = DatumGetHeapTupleHeader(row);
+		t.t_len = HeapTupleHeaderGetDatumLength(td);
+		ItemPointerSetInvalid(&t.t_self);
+		t.t_tableOid = InvalidOid;
+		t.t_data = td;
+		tuplestore_puttuple(ts, &t);
+	}
 	SPI_finish();
 }
 
