@@ -887,7 +887,10 @@ gnomon_as_of_key_c(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(5) || !PG_GETARG_BOOL(5) || nkeys < 1 || nargs != 6 + 2 * nkeys || nkeys > INDEX_MAX_KEYS
 		|| rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo))
-		elog(ERROR, "gnomon.as_of_key_c is called only by the as-of reads that gnomon.use_c_module(true) generates");
+		ereport(ERROR, (errcode(MAKE_SQLSTATE('G', 'N', '0', '2', '1')),
+						errmsg("gnomon.as_of_key_c is called only by the as-of reads that gnomon.use_c_module(true) generates"),
+						errdetail("Its key values are set while planning such a read, from the query's conditions on the key columns."),
+						errhint("Read a key through gnomon_t.<table>_as_of(coordinate) with an equality on each key column.")));
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	for (i = 0; i < nkeys; i++)
 	{
@@ -905,7 +908,8 @@ gnomon_as_of_key_c(PG_FUNCTION_ARGS)
 	relid = get_typ_typrelid(get_fn_expr_argtype(fcinfo->flinfo, 0));
 	fallback = PG_GETARG_OID(4);
 	if (!OidIsValid(relid))
-		elog(ERROR, "gnomon.as_of_key_c: the first argument is not a table's row");
+		ereport(ERROR, (errcode(MAKE_SQLSTATE('G', 'N', '0', '2', '1')),
+						errmsg("gnomon.as_of_key_c: the first argument is not a row of a table")));
 	rel = table_open(relid, AccessShareLock);
 	pk = RelationGetPrimaryKeyIndex(rel);
 	/* row-level security applies to the fallback's scans, not to a probe of ours */
@@ -917,14 +921,17 @@ gnomon_as_of_key_c(PG_FUNCTION_ARGS)
 	}
 	idx = index_open(pk, AccessShareLock);
 	if (idx->rd_index->indnkeyatts != nkeys)
-		elog(ERROR, "gnomon: the as-of read of %s has %d key columns, its primary key %d; regenerate it with select gnomon.use_c_module(true);",
-			 RelationGetRelationName(rel), nkeys, idx->rd_index->indnkeyatts);
+		ereport(ERROR, (errcode(MAKE_SQLSTATE('G', 'N', '0', '2', '1')),
+						errmsg("the as-of read of %s names %d key columns, its primary key has %d", RelationGetRelationName(rel),
+							   nkeys, idx->rd_index->indnkeyatts),
+						errhint("Regenerate the table's reads: select gnomon.use_c_module(true);")));
 	kp = key_procs(idx);
 	for (i = 0; i < nkeys; i++)
 	{
 		if (idx->rd_index->indkey.values[i] != keypos[i])
-			elog(ERROR, "gnomon: the as-of read of %s does not match its primary key; regenerate it with select gnomon.use_c_module(true);",
-				 RelationGetRelationName(rel));
+			ereport(ERROR, (errcode(MAKE_SQLSTATE('G', 'N', '0', '2', '1')),
+							errmsg("the as-of read of %s does not name the columns of its primary key", RelationGetRelationName(rel)),
+							errhint("Regenerate the table's reads: select gnomon.use_c_module(true);")));
 		ScanKeyEntryInitialize(&sk[i], 0, i + 1, BTEqualStrategyNumber, idx->rd_opcintype[i], idx->rd_indcollation[i],
 							   kp->procs[i], keys[i]);
 	}
