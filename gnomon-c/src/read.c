@@ -303,6 +303,8 @@ gnomon_read_snapshot_c(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(copy_snapshot(s, CurrentMemoryContext));
 }
 
+static int	xmin_visible(GnSnapshot *s, TransactionId x);
+
 static bool
 in_progress(GnSnapshot *s, uint64 xid)
 {
@@ -335,21 +337,31 @@ gnomon_row_visible_c(PG_FUNCTION_ARGS)
 {
 	text	   *coordinate = PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0);
 	GnSnapshot *s = resolve(coordinate, U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(1)), PG_GETARG_INT32(2));
-	TransactionId x;
+	int			v;
+
+	if (PG_ARGISNULL(3))
+		PG_RETURN_NULL();
+	v = xmin_visible(s, DatumGetTransactionId(PG_GETARG_DATUM(3)));
+	if (v < 0)
+		PG_RETURN_NULL();
+	PG_RETURN_BOOL(v > 0);
+}
+
+/* gnomon.row_visible_c's test: 1 (visible), 0 (not), -1 (cannot be told from the xid alone) */
+static int
+xmin_visible(GnSnapshot *s, TransactionId x)
+{
 	FullTransactionId next;
 	uint64		smin = U64FromFullTransactionId(s->xmin);
 	uint64		smax = U64FromFullTransactionId(s->xmax);
 	uint64		fx;
 	TransactionId top;
 
-	if (PG_ARGISNULL(3))
-		PG_RETURN_NULL();
-	x = DatumGetTransactionId(PG_GETARG_DATUM(3));
 	/* frozen by a release before 9.4, or written at bootstrap: older than any tracking */
 	if (x == FrozenTransactionId || x == BootstrapTransactionId)
-		PG_RETURN_BOOL(true);
+		return 1;
 	if (!TransactionIdIsNormal(x))
-		PG_RETURN_NULL();
+		return -1;
 	next = ReadNextFullTransactionId();
 	/*
 	 * Widened from the next xid, a frozen row's xmin may be 2^32 (or more) newer than the real one; the real one is then
@@ -357,12 +369,12 @@ gnomon_row_visible_c(PG_FUNCTION_ARGS)
 	 * of the next xid (then any xid at or above the coordinate's xmin is too, and widens exactly).
 	 */
 	if (U64FromFullTransactionId(next) - smax >= (UINT64CONST(1) << 31))
-		PG_RETURN_NULL();
+		return -1;
 	fx = widen_xid(x, next);
 	if (fx < smin)
-		PG_RETURN_BOOL(true);
+		return 1;
 	if (fx >= smax || in_progress(s, fx))
-		PG_RETURN_BOOL(false);
+		return 0;
 	/* in [xmin, xmax) and not listed: a top transaction that ended before the coordinate, or a subtransaction of one
 	 * that the coordinate lists; pg_subtrans knows, for xids at or above this transaction's xmin */
 	top = x;
@@ -371,16 +383,16 @@ gnomon_row_visible_c(PG_FUNCTION_ARGS)
 		TransactionId parent;
 
 		if (!TransactionIdFollowsOrEquals(top, TransactionXmin))
-			PG_RETURN_NULL();
+			return -1;
 		parent = SubTransGetParent(top);
 		if (!TransactionIdIsValid(parent))
 			break;
 		top = parent;
 	}
 	if (top == x)
-		PG_RETURN_BOOL(true);
+		return 1;
 	fx = widen_xid(top, next);
-	PG_RETURN_BOOL(!(fx >= smin && in_progress(s, fx)));
+	return (fx >= smin && in_progress(s, fx)) ? 0 : 1;
 }
 
 PG_FUNCTION_INFO_V1(gnomon_read_xmin_c);
@@ -491,4 +503,464 @@ gnomon_first_invisible_c(PG_FUNCTION_ARGS)
 	if (PG_GETARG_CHAR(4) == 'I')
 		PG_RETURN_BOOL(false);
 	PG_RETURN_BOOL(call_helper(fcinfo, PG_GETARG_OID(6), 7, PG_GETARG_INT64(5)));
+}
+
+/*
+ * The point read (session 12). A generic plan starts every node at each execution, and the two-arm read above starts
+ * five for a point read where the live read starts one. When the caller pins every key column with an equality
+ * (select ... from <table>_as_of(c) where k = $1), the generated read keeps one arm: a function scan of
+ * gnomon.as_of_key_c, which probes the live table's primary key itself and returns the live row when its xmin is
+ * visible in the coordinate (the live arm's test); otherwise (no live row: a key deleted since, or never there; or an
+ * xmin the coordinate cannot see) it returns what the table's fallback gnomon_t.<base>_as_of_k(keys..., coordinate)
+ * returns: the two arms above, for that key. Which arm a plan keeps is decided while planning, by the support
+ * function of gnomon.as_of_keyed_c (planner support, PostgreSQL 12+): in each arm it looks for the caller's pushed-down
+ * equalities on the key columns; the other arms' conditions fold to false and the planner drops them.
+ */
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_proc.h"
+#include "executor/executor.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/optimizer.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/typcache.h"
+
+PG_FUNCTION_INFO_V1(gnomon_as_of_support_c);
+PG_FUNCTION_INFO_V1(gnomon_as_of_keyed_c);
+PG_FUNCTION_INFO_V1(gnomon_as_of_key_c);
+
+/* Whether an expression is the same at every row of an arm: no column, no sub-select, nothing volatile. */
+static bool
+pinned_value_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, SubLink) || IsA(node, SubPlan) || IsA(node, Aggref)
+		|| IsA(node, WindowFunc) || IsA(node, GroupingFunc) || IsA(node, CurrentOfExpr))
+		return true;
+	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
+		return true;
+	return expression_tree_walker(node, pinned_value_walker, context);
+}
+
+static bool
+pinned_value(Node *node)
+{
+	return !pinned_value_walker(node, NULL) && !contain_volatile_functions(node);
+}
+
+/* The value a qual pins column (varno, attno) to: "col = value" with the column type's own equality; NULL if not. */
+static Node *
+pinned_by(Node *qual, Index varno, AttrNumber attno)
+{
+	if (qual == NULL)
+		return NULL;
+	if (IsA(qual, List))
+	{
+		ListCell   *lc;
+
+		foreach(lc, (List *) qual)
+		{
+			Node	   *v = pinned_by(lfirst(lc), varno, attno);
+
+			if (v != NULL)
+				return v;
+		}
+		return NULL;
+	}
+	if (is_andclause(qual))
+		return pinned_by((Node *) ((BoolExpr *) qual)->args, varno, attno);
+	if (IsA(qual, OpExpr) && list_length(((OpExpr *) qual)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) qual;
+		int			side;
+
+		for (side = 0; side < 2; side++)
+		{
+			Node	   *a = (Node *) list_nth(op->args, side);
+			Node	   *b = (Node *) list_nth(op->args, 1 - side);
+			Var		   *var;
+			TypeCacheEntry *tc;
+
+			while (IsA(a, RelabelType))
+				a = (Node *) ((RelabelType *) a)->arg;
+			if (!IsA(a, Var))
+				continue;
+			var = (Var *) a;
+			if (var->varno != varno || var->varattno != attno || var->varlevelsup != 0)
+				continue;
+			tc = lookup_type_cache(var->vartype, TYPECACHE_EQ_OPR);
+			if (op->opno != tc->eq_opr || exprType(b) != var->vartype || !pinned_value(b))
+				continue;
+			/* a collation under which distinct texts are equal is not the key's identity: no */
+			if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
+				continue;
+			return b;
+		}
+	}
+	return NULL;
+}
+
+/* The arm's WHERE clause (the caller's conditions pushed down into it are there too) */
+static Node *
+arm_quals(PlannerInfo *root)
+{
+	if (root == NULL || root->parse == NULL || root->parse->jointree == NULL)
+		return NULL;
+	return root->parse->jointree->quals;
+}
+
+/*
+ * Planner support of gnomon.as_of_keyed_c(want boolean, VARIADIC keys "any") and gnomon.as_of_key_c(...).
+ * as_of_keyed_c(want, key columns...) folds to want when the arm's conditions pin every key column to a value, else to
+ * not want. as_of_key_c(coordinate, track_xid, table_id, tab, fallback, false, pos, pos, ...) becomes
+ * as_of_key_c(..., true, pos, value, ...) with the values the arm's conditions pin its key columns (pos: their position
+ * in the column definition list) to.
+ */
+Datum
+gnomon_as_of_support_c(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+	SupportRequestSimplify *req;
+	FuncExpr   *f;
+	Node	   *quals;
+	char	   *name;
+
+	if (!IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(NULL);
+	req = (SupportRequestSimplify *) rawreq;
+	f = req->fcall;
+	quals = arm_quals(req->root);
+	name = get_func_name(f->funcid);
+	if (name == NULL)
+		PG_RETURN_POINTER(NULL);
+	if (strcmp(name, "as_of_keyed_c") == 0)
+	{
+		Const	   *want = linitial(f->args);
+		bool		pinned = quals != NULL && list_length(f->args) > 1;
+		ListCell   *lc;
+
+		if (!IsA(want, Const) || want->constisnull)
+			PG_RETURN_POINTER(NULL);
+		for_each_from(lc, f->args, 1)
+		{
+			Var		   *var = lfirst(lc);
+
+			if (!pinned)
+				break;
+			if (!IsA(var, Var) || var->varlevelsup != 0 || pinned_by(quals, var->varno, var->varattno) == NULL)
+				pinned = false;
+		}
+		PG_RETURN_POINTER(makeBoolConst(pinned ? DatumGetBool(want->constvalue) : !DatumGetBool(want->constvalue), false));
+	}
+	if (strcmp(name, "as_of_key_c") == 0 && list_length(f->args) > 6 && (list_length(f->args) - 6) % 2 == 0)
+	{
+		Const	   *keyed = list_nth(f->args, 5);
+		Index		varno = 0;
+		List	   *args = NIL;
+		ListCell   *lc;
+		int			i;
+		FuncExpr   *nf;
+
+		if (quals == NULL || !IsA(keyed, Const) || keyed->constisnull || DatumGetBool(keyed->constvalue))
+			PG_RETURN_POINTER(NULL);
+		/* the arm's one range table entry: this function */
+		i = 0;
+		foreach(lc, req->root->parse->rtable)
+		{
+			RangeTblEntry *rte = lfirst(lc);
+
+			i++;
+			if (rte->rtekind == RTE_FUNCTION && list_length(rte->functions) == 1
+				&& IsA(((RangeTblFunction *) linitial(rte->functions))->funcexpr, FuncExpr)
+				&& ((FuncExpr *) ((RangeTblFunction *) linitial(rte->functions))->funcexpr)->funcid == f->funcid)
+			{
+				if (varno != 0)
+					PG_RETURN_POINTER(NULL);
+				varno = i;
+			}
+		}
+		if (varno == 0)
+			PG_RETURN_POINTER(NULL);
+		for (i = 0; i < 5; i++)
+			args = lappend(args, list_nth(f->args, i));
+		args = lappend(args, makeBoolConst(true, false));
+		for (i = 6; i < list_length(f->args); i += 2)
+		{
+			Const	   *pos = list_nth(f->args, i);
+			Node	   *v;
+
+			if (!IsA(pos, Const) || pos->consttype != INT4OID || pos->constisnull)
+				PG_RETURN_POINTER(NULL);
+			v = pinned_by(quals, varno, (AttrNumber) DatumGetInt32(pos->constvalue));
+			if (v == NULL)
+				PG_RETURN_POINTER(NULL);
+			args = lappend(args, pos);
+			args = lappend(args, copyObject(v));
+		}
+		nf = makeFuncExpr(f->funcid, f->funcresulttype, args, f->funccollid, f->inputcollid, f->funcformat);
+		nf->funcretset = f->funcretset;
+		nf->funcvariadic = f->funcvariadic;
+		nf->location = f->location;
+		PG_RETURN_POINTER(nf);
+	}
+	PG_RETURN_POINTER(NULL);
+}
+
+/* gnomon.as_of_keyed_c(want boolean, VARIADIC keys "any") returns boolean: folded while planning; want if ever run */
+Datum
+gnomon_as_of_keyed_c(PG_FUNCTION_ARGS)
+{
+	/* (run only where no plan folded it: an arm that both pins and does not pin its key cannot be; keep the
+	 * two-arm read, which is exact whatever the conditions) */
+	PG_RETURN_BOOL(!PG_ARGISNULL(0) && !PG_GETARG_BOOL(0));
+}
+
+/* Per backend: a table's fallback query (prepared once) */
+typedef struct KeyFallback
+{
+	Oid			fallback;
+	int			nkeys;
+	Oid			argtypes[FUNC_MAX_ARGS];
+	SPIPlanPtr	plan;
+} KeyFallback;
+
+#define FALLBACK_CACHE_SIZE 16
+static KeyFallback fallback_cache[FALLBACK_CACHE_SIZE];
+static int	fallback_next = 0;
+
+/* The fallback gnomon_t.<base>_as_of_k(keys..., coordinate) for one key, its rows into the tuplestore */
+static void
+run_fallback(FunctionCallInfo fcinfo, Oid fallback, int nkeys, Datum *keys, Oid *keytypes, Tuplestorestate *ts)
+{
+	KeyFallback *fb = NULL;
+	Datum		values[FUNC_MAX_ARGS];
+	char		nulls[FUNC_MAX_ARGS];
+	int			i;
+	int			rc;
+	uint64		r;
+
+	for (i = 0; i < FALLBACK_CACHE_SIZE; i++)
+		if (fallback_cache[i].plan != NULL && fallback_cache[i].fallback == fallback && fallback_cache[i].nkeys == nkeys
+			&& memcmp(fallback_cache[i].argtypes, keytypes, nkeys * sizeof(Oid)) == 0)
+			fb = &fallback_cache[i];
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "gnomon: SPI_connect failed");
+	if (fb == NULL)
+	{
+		StringInfoData q;
+		SPIPlanPtr	plan;
+
+		initStringInfo(&q);
+		/* (the rows as values of the table's type, dropped columns included, where "select *" would leave those out;
+		 * called in the select list, since an alias for the rows could be a column's name) */
+		appendStringInfo(&q, "select %s.%s(",
+						 quote_identifier(get_namespace_name(get_func_namespace(fallback))),
+						 quote_identifier(get_func_name(fallback)));
+		for (i = 0; i <= nkeys; i++)
+			appendStringInfo(&q, "%s$%d", i > 0 ? ", " : "", i + 1);
+		appendStringInfoChar(&q, ')');
+		keytypes[nkeys] = TEXTOID;
+		plan = SPI_prepare(q.data, nkeys + 1, keytypes);
+		if (plan == NULL)
+			elog(ERROR, "gnomon: cannot prepare %s: %s", q.data, SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(plan) != 0)
+			elog(ERROR, "gnomon: SPI_keepplan failed");
+		fb = &fallback_cache[fallback_next];
+		fallback_next = (fallback_next + 1) % FALLBACK_CACHE_SIZE;
+		if (fb->plan != NULL)
+			SPI_freeplan(fb->plan);
+		fb->fallback = fallback;
+		fb->nkeys = nkeys;
+		memcpy(fb->argtypes, keytypes, nkeys * sizeof(Oid));
+		fb->plan = plan;
+	}
+	for (i = 0; i < nkeys; i++)
+	{
+		values[i] = keys[i];
+		nulls[i] = ' ';
+	}
+	values[nkeys] = PG_GETARG_DATUM(1);
+	nulls[nkeys] = ' ';
+	rc = SPI_execute_plan(fb->plan, values, nulls, true, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "gnomon: the as-of fallback failed: %s", SPI_result_code_string(rc));
+	/* (rows of the table's type, as this function returns) */
+	for (r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		Datum		row = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+		HeapTupleHeader td;
+		HeapTupleData t;
+
+		if (isnull)
+			continue;
+		td = DatumGetHeapTupleHeader(row);
+		t.t_len = HeapTupleHeaderGetDatumLength(td);
+		ItemPointerSetInvalid(&t.t_self);
+		t.t_tableOid = InvalidOid;
+		t.t_data = td;
+		tuplestore_puttuple(ts, &t);
+	}
+	SPI_finish();
+}
+
+/* Per backend: the equality procedures of a primary key's columns */
+typedef struct KeyProcs
+{
+	Oid			index;
+	int			nkeys;
+	RegProcedure procs[INDEX_MAX_KEYS];
+} KeyProcs;
+
+#define KEY_PROCS_CACHE_SIZE 16
+static KeyProcs key_procs_cache[KEY_PROCS_CACHE_SIZE];
+static int	key_procs_next = 0;
+
+static KeyProcs *
+key_procs(Relation idx)
+{
+	KeyProcs   *kp;
+	int			i;
+
+	for (i = 0; i < KEY_PROCS_CACHE_SIZE; i++)
+		if (key_procs_cache[i].index == RelationGetRelid(idx) && key_procs_cache[i].nkeys == idx->rd_index->indnkeyatts)
+			return &key_procs_cache[i];
+	kp = &key_procs_cache[key_procs_next];
+	key_procs_next = (key_procs_next + 1) % KEY_PROCS_CACHE_SIZE;
+	kp->index = InvalidOid;
+	for (i = 0; i < idx->rd_index->indnkeyatts && i < INDEX_MAX_KEYS; i++)
+	{
+		Oid			opr = get_opfamily_member(idx->rd_opfamily[i], idx->rd_opcintype[i], idx->rd_opcintype[i],
+											  BTEqualStrategyNumber);
+
+		if (!OidIsValid(opr))
+			elog(ERROR, "gnomon: no equality operator for column %d of index %s", i + 1, RelationGetRelationName(idx));
+		kp->procs[i] = get_opcode(opr);
+	}
+	kp->nkeys = idx->rd_index->indnkeyatts;
+	kp->index = RelationGetRelid(idx);
+	return kp;
+}
+
+/*
+ * gnomon.as_of_key_c(row anyelement, coordinate text, track_xid xid8, table_id integer, fallback regprocedure,
+ * keyed boolean, VARIADIC attnum_and_values "any") returns setof anyelement: the rows of row's table as of the
+ * coordinate whose key columns (attnum: their numbers in the table, in its primary key's order) have the values given
+ * (at most one). Planned only with keyed true (see gnomon_as_of_support_c).
+ */
+Datum
+gnomon_as_of_key_c(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	text	   *coordinate = PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1);
+	int			nargs = PG_NARGS();
+	int			nkeys = (nargs - 6) / 2;
+	Datum		keys[FUNC_MAX_ARGS];
+	Oid			keytypes[FUNC_MAX_ARGS];
+	int			keypos[FUNC_MAX_ARGS];
+	Oid			relid;
+	Oid			fallback;
+	GnSnapshot *s;
+	Relation	rel;
+	Relation	idx;
+	Oid			pk;
+	Snapshot	snapshot;
+	ScanKeyData sk[INDEX_MAX_KEYS];
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	KeyProcs   *kp;
+	bool		current = false;
+	int			i;
+
+	if (PG_ARGISNULL(5) || !PG_GETARG_BOOL(5) || nkeys < 1 || nargs != 6 + 2 * nkeys || nkeys > INDEX_MAX_KEYS
+		|| rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo))
+		ereport(ERROR, (errcode(MAKE_SQLSTATE('G', 'N', '0', '2', '1')),
+						errmsg("gnomon.as_of_key_c is called only by the as-of reads that gnomon.use_c_module(true) generates"),
+						errdetail("Its key values are set while planning such a read, from the query's conditions on the key columns."),
+						errhint("Read a key through gnomon_t.<table>_as_of(coordinate) with an equality on each key column.")));
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	for (i = 0; i < nkeys; i++)
+	{
+		if (PG_ARGISNULL(6 + 2 * i))
+			elog(ERROR, "gnomon.as_of_key_c: a null key position");
+		keypos[i] = PG_GETARG_INT32(6 + 2 * i);
+		/* "key = null" is true of no row */
+		if (PG_ARGISNULL(7 + 2 * i))
+			return (Datum) 0;
+		keys[i] = PG_GETARG_DATUM(7 + 2 * i);
+		keytypes[i] = get_fn_expr_argtype(fcinfo->flinfo, 7 + 2 * i);
+	}
+	/* the coordinate's check (every error of gnomon.read_snapshot), as in the two-arm read */
+	s = resolve(coordinate, U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(2)), PG_GETARG_INT32(3));
+	relid = get_typ_typrelid(get_fn_expr_argtype(fcinfo->flinfo, 0));
+	fallback = PG_GETARG_OID(4);
+	if (!OidIsValid(relid))
+		ereport(ERROR, (errcode(MAKE_SQLSTATE('G', 'N', '0', '2', '1')),
+						errmsg("gnomon.as_of_key_c: the first argument is not a row of a table")));
+	rel = table_open(relid, AccessShareLock);
+	pk = RelationGetPrimaryKeyIndex(rel);
+	/* row-level security applies to the fallback's scans, not to a probe of ours */
+	if (!OidIsValid(pk) || (rel->rd_rel->relrowsecurity && check_enable_rls(relid, InvalidOid, false) != RLS_NONE))
+	{
+		table_close(rel, AccessShareLock);
+		run_fallback(fcinfo, fallback, nkeys, keys, keytypes, rsinfo->setResult);
+		return (Datum) 0;
+	}
+	idx = index_open(pk, AccessShareLock);
+	if (idx->rd_index->indnkeyatts != nkeys)
+		ereport(ERROR, (errcode(MAKE_SQLSTATE('G', 'N', '0', '2', '1')),
+						errmsg("the as-of read of %s names %d key columns, its primary key has %d", RelationGetRelationName(rel),
+							   nkeys, idx->rd_index->indnkeyatts),
+						errhint("Regenerate the table's reads: select gnomon.use_c_module(true);")));
+	kp = key_procs(idx);
+	for (i = 0; i < nkeys; i++)
+	{
+		if (idx->rd_index->indkey.values[i] != keypos[i])
+			ereport(ERROR, (errcode(MAKE_SQLSTATE('G', 'N', '0', '2', '1')),
+							errmsg("the as-of read of %s does not name the columns of its primary key", RelationGetRelationName(rel)),
+							errhint("Regenerate the table's reads: select gnomon.use_c_module(true);")));
+		ScanKeyEntryInitialize(&sk[i], 0, i + 1, BTEqualStrategyNumber, idx->rd_opcintype[i], idx->rd_indcollation[i],
+							   kp->procs[i], keys[i]);
+	}
+	snapshot = (rsinfo->econtext != NULL && rsinfo->econtext->ecxt_estate != NULL)
+		? rsinfo->econtext->ecxt_estate->es_snapshot : GetActiveSnapshot();
+	slot = table_slot_create(rel, NULL);
+	scan = index_beginscan(rel, idx, snapshot, nkeys, 0);
+	index_rescan(scan, sk, nkeys, NULL, 0);
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		bool		should_free;
+		HeapTuple	t = ExecFetchSlotHeapTuple(slot, false, &should_free);
+
+		/* the live arm's test; anything else (invisible, or not told by the xid) asks the fallback, as that arm does */
+		current = xmin_visible(s, HeapTupleHeaderGetRawXmin(t->t_data)) > 0;
+		/* (every column, those added since the row was written included: their values are in the table's descriptor) */
+		if (current)
+		{
+			slot_getallattrs(slot);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, slot->tts_values, slot->tts_isnull);
+		}
+		if (should_free)
+			heap_freetuple(t);
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(idx, AccessShareLock);
+	table_close(rel, AccessShareLock);
+	if (!current)
+		run_fallback(fcinfo, fallback, nkeys, keys, keytypes, rsinfo->setResult);
+	return (Datum) 0;
 }

@@ -53,13 +53,20 @@ class AsOfCReadPropertyCIT extends GnomonIT {
     sql("select gnomon.use_c_module(true, '" + cLibrary() + "')");
     assertTrue(one("select pg_get_functiondef('gnomon_t.kv_as_of(text)'::regprocedure)").contains("row_current_c"),
         "the C path's read is not installed");
+    // a point read (every key column pinned) plans the one-arm read; a scan, the two arms
+    assertTrue(plan("select v from gnomon_t.kv_as_of($1) where k = 7").contains("as_of_key_c"),
+        "a point read does not plan gnomon.as_of_key_c");
+    assertTrue(!plan("select v from gnomon_t.kv_as_of($1) where k = 7").contains("kv_h"),
+        "a point read still plans the history arm");
+    assertTrue(!plan("select v from gnomon_t.kv_as_of($1) where k > 7").contains("as_of_key_c"),
+        "a range read plans gnomon.as_of_key_c");
     String tableId = one("select table_id from gnomon.tracked_table where table_name = 'kv'");
     String trackXid = one("select track_xid from gnomon.tracked_table where table_name = 'kv'");
 
     List<KvSnapshotRead> reads = new ArrayList<>();
     int checked = 0;
     List<Connection> writers = new ArrayList<>();
-    try (Connection reader = connect(); Connection longTx = connect()) {
+    try (Connection reader = connect(); Connection longTx = connect(); Connection freezer = connect()) {
       for (int i = 0; i < WRITERS; i++) {
         Connection w = connect();
         writers.add(w);
@@ -94,6 +101,11 @@ class AsOfCReadPropertyCIT extends GnomonIT {
               st.execute("select pg_current_xact_id()"); // holds an xid: the readers' xmin stays at or below it
             }
             longOpen = true;
+          }
+        } else if (op == 15 && random.nextInt(3) == 0) {
+          // frozen rows: their xmin stays in the tuple, and must still read as the key's state where it is visible
+          try (Statement st = freezer.createStatement()) {
+            st.execute("vacuum (freeze) kv");
           }
         } else {
           KvSnapshotRead r = KvSnapshotRead.capture(reader);
@@ -142,6 +154,119 @@ class AsOfCReadPropertyCIT extends GnomonIT {
     }
   }
 
+  /**
+   * The point read's own probe on a key of two columns whose order is not the table's, a column dropped before tracking
+   * (column numbers with a gap) and one added since with a default (rows written before it lack it): every key, pinned
+   * (generic and custom plans), must read as a snapshot logged with the coordinate, at two coordinates with updates,
+   * deletes and re-inserted keys since; and a table with row-level security reads its point rows through the fallback.
+   */
+  @Test
+  void pointReadsOfACompositeKeyReadAsTheTruth() throws Exception {
+    long seed = Seeds.seed();
+    System.out.println("AsOfCReadPropertyCIT.pointReadsOfACompositeKeyReadAsTheTruth seed=" + seed);
+    Random random = new Random(seed);
+    sql("create table ck (a int, gone int, b text, v int not null, primary key (b, a))",
+        "alter table ck drop column gone",
+        "insert into ck select g, 'x' || (g % 3), g from generate_series(1, 30) g");
+    gnomon().track("public.ck");
+    assertTrue(plan("select v from gnomon_t.ck_as_of($1) where a = 1 and b = 'x1'").contains("as_of_key_c"),
+        "a point read of a two-column key does not plan gnomon.as_of_key_c");
+    assertTrue(!plan("select v from gnomon_t.ck_as_of($1) where a = 1").contains("as_of_key_c"),
+        "a read pinning one column of two plans gnomon.as_of_key_c");
+    List<String[]> truth = new ArrayList<>(); // coordinate, then "a|b|v|w" rows
+    try (Connection c = connect()) {
+      for (int round = 0; round < 3; round++) {
+        truth.add(logged(c));
+        for (int i = 0; i < 12; i++) {
+          int a = 1 + random.nextInt(34);
+          String b = "'x" + (a % 3) + "'";
+          sql(switch (random.nextInt(4)) {
+            case 0 -> "delete from ck where a = " + a + " and b = " + b;
+            case 1 -> "insert into ck (a, b, v) values (" + a + ", " + b + ", " + random.nextInt(1000) + ") on conflict do nothing";
+            default -> "update ck set v = v + 1 where a = " + a + " and b = " + b;
+          });
+        }
+        if (round == 0) {
+          sql("alter table ck add column w int default 7");
+        }
+      }
+      truth.add(logged(c));
+      for (String[] t : truth) {
+        java.util.Set<String> rows = new java.util.HashSet<>(java.util.Arrays.asList(t).subList(1, t.length));
+        for (String mode : List.of("force_generic_plan", "force_custom_plan")) {
+          try (Statement st = c.createStatement()) {
+            st.execute("set plan_cache_mode = " + mode);
+          }
+          try (PreparedStatement ps = c.prepareStatement("select a, b, v from gnomon_t.ck_as_of(?) where b = ? and a = ?")) {
+            for (int a = 0; a <= 35; a++) {
+              ps.setString(1, t[0]);
+              ps.setString(2, "x" + (a % 3));
+              ps.setInt(3, a);
+              try (ResultSet rs = ps.executeQuery()) {
+                String prefix = a + "|x";
+                String expected = rows.stream().filter(x -> x.startsWith(prefix)).findFirst().orElse(null);
+                String got = rs.next() ? rs.getInt(1) + "|" + rs.getString(2) + "|" + rs.getInt(3) : null;
+                assertEquals(expected, got, "point read of (" + a + ", x" + (a % 3) + ") as of " + t[0] + ", " + mode);
+                assertTrue(!rs.next(), "two rows for (" + a + ", x" + (a % 3) + ") as of " + t[0]);
+              }
+            }
+          }
+        }
+      }
+      // row-level security: the point read goes through the fallback's scans, which apply the policy
+      sql("create role ck_reader", "grant usage on schema gnomon, gnomon_t to ck_reader",
+          "grant select on all tables in schema gnomon, gnomon_t to ck_reader", "grant select on ck to ck_reader",
+          "grant execute on all functions in schema gnomon, gnomon_t to ck_reader",
+          "alter table ck enable row level security", "create policy only_x1 on ck for select using (b = 'x1')");
+      String[] last = truth.get(truth.size() - 1);
+      try (Statement st = c.createStatement()) {
+        st.execute("set plan_cache_mode = force_generic_plan");
+        st.execute("set role ck_reader");
+      }
+      try (PreparedStatement ps = c.prepareStatement("select v from gnomon_t.ck_as_of(?) where b = ? and a = ?")) {
+        for (int a = 0; a <= 35; a++) {
+          ps.setString(1, last[0]);
+          ps.setString(2, "x" + (a % 3));
+          ps.setInt(3, a);
+          try (ResultSet rs = ps.executeQuery()) {
+            String prefix = a + "|x";
+            boolean live = java.util.Arrays.asList(last).subList(1, last.length).stream().anyMatch(x -> x.startsWith(prefix));
+            // the live arm applies the policy; rows of other keys are not the reader's to see
+            assertEquals(live && a % 3 == 1, rs.next(), "point read of (" + a + ", x" + (a % 3) + ") under a policy");
+          }
+        }
+      } finally {
+        try (Statement st = c.createStatement()) {
+          st.execute("reset role");
+          st.execute("reset plan_cache_mode");
+        }
+      }
+    }
+  }
+
+  /** A coordinate and the rows of ck ("a|b|v") read in one REPEATABLE READ transaction. */
+  private static String[] logged(Connection c) throws SQLException {
+    List<String> out = new ArrayList<>();
+    c.setAutoCommit(false);
+    c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+    try (Statement st = c.createStatement()) {
+      try (ResultSet rs = st.executeQuery("select gnomon.coordinate()")) {
+        rs.next();
+        out.add(rs.getString(1));
+      }
+      try (ResultSet rs = st.executeQuery("select a, b, v from ck")) {
+        while (rs.next()) {
+          out.add(rs.getInt(1) + "|" + rs.getString(2) + "|" + rs.getInt(3));
+        }
+      }
+    } finally {
+      c.commit();
+      c.setAutoCommit(true);
+      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+    }
+    return out.toArray(new String[0]);
+  }
+
   /** One statement in its own savepoint (the row's xmin is then a subtransaction's xid), sometimes rolled back. */
   private static void write(Connection c, Random random, String savepoint) throws SQLException {
     int k = 1 + random.nextInt(KEYS);
@@ -179,6 +304,16 @@ class AsOfCReadPropertyCIT extends GnomonIT {
         int key = random.nextBoolean() ? k : KEYS + 1 - k;
         assertEquals(r.rows().get(key), point(cp, r.coordinate(), key), "C path point read of key " + key + " as of " + r.coordinate());
         assertEquals(r.rows().get(key), point(sp, r.coordinate(), key), "SQL path point read of key " + key + " as of " + r.coordinate());
+        n++;
+      }
+      // custom plans (the key a constant while planning), as the first executions of a prepared read get
+      try (Statement st = c.createStatement()) {
+        st.execute("set plan_cache_mode = force_custom_plan");
+      }
+      for (int i = 0; i < 4; i++) {
+        int key = random.nextInt(KEYS + 2);
+        assertEquals(r.rows().get(key), point(cp, r.coordinate(), key),
+            "C path point read of key " + key + " (custom plan) as of " + r.coordinate());
         n++;
       }
     } finally {
@@ -234,7 +369,24 @@ class AsOfCReadPropertyCIT extends GnomonIT {
     ps.setString(1, coordinate);
     ps.setInt(2, key);
     try (ResultSet rs = ps.executeQuery()) {
-      return rs.next() ? rs.getInt(1) : null;
+      Integer v = rs.next() ? rs.getInt(1) : null;
+      assertTrue(!rs.next(), "two rows for key " + key + " as of " + coordinate);
+      return v;
     }
+  }
+
+  /** The generic plan of a query whose coordinate is $1 (explain, costs off; not run). */
+  private String plan(String query) throws SQLException {
+    StringBuilder b = new StringBuilder();
+    try (Connection c = connect(); Statement st = c.createStatement()) {
+      st.execute("set plan_cache_mode = force_generic_plan");
+      st.execute("prepare planned(text) as " + query);
+      try (ResultSet rs = st.executeQuery("explain (costs off) execute planned('not read')")) {
+        while (rs.next()) {
+          b.append(rs.getString(1)).append('\n');
+        }
+      }
+    }
+    return b.toString();
   }
 }

@@ -112,6 +112,16 @@ final class ReadMetrics {
             "select prosrc from pg_proc where oid = 'gnomon_t.pgbench_accounts_as_of(text)'::regprocedure")));
     Db.exec(c, ServerSql.readLoop(ROWS, "bench.read_loop_sql", "bench.as_of_sql"));
     Db.exec(c, "select gnomon.use_c_module(true, " + Db.literal(CWriteMetrics.library()) + ")");
+    // the C path's read before the point read (session 12): its two arms, kept as bench.as_of_c_two_arms
+    String cBody = Db.text(c, "select prosrc from pg_proc where oid = 'gnomon_t.pgbench_accounts_as_of(text)'::regprocedure");
+    boolean onePointArm = cBody.contains("as_of_key_c");
+    if (onePointArm) {
+      String twoArms = cBody.substring(cBody.indexOf("union all") + "union all".length())
+          .replaceAll("gnomon\\.as_of_keyed_c\\(false, [a-z]\\.aid\\) and ", "");
+      Db.exec(c, "create or replace function bench.as_of_c_two_arms(coordinate text) returns setof public.pgbench_accounts"
+          + " language sql stable as " + Db.literal(twoArms));
+      Db.exec(c, ServerSql.readLoop(ROWS, "bench.read_loop_c_two_arms", "bench.as_of_c_two_arms"));
+    }
     List<Metric> out = new ArrayList<>();
     try {
       Db.exec(c, "vacuum analyze pgbench_accounts");
@@ -128,12 +138,22 @@ final class ReadMetrics {
               () -> latency("as_of_point_read_sql", sqlScript, Map.of("coord", coord), env)), null,
           "the C path's as-of read against the SQL path's (the same generated SQL as past_point_read_vs_current), same"
               + " database and coordinate, pgbench -M prepared, 1 client, plan_cache_mode=auto"));
+      if (onePointArm) {
+        String twoScript = AS_OF_SCRIPT.replace("gnomon_t.pgbench_accounts_as_of", "bench.as_of_c_two_arms");
+        out.add(Metric.paired("past_point_read_c_vs_c_two_arms", "us", Paired.alternate(budget.repeats(),
+                () -> latency("as_of_point_read_c", AS_OF_SCRIPT, Map.of("coord", coord), env),
+                () -> latency("as_of_point_read_c_two_arms", twoScript, Map.of("coord", coord), env)), null,
+            "the C path's point read (one arm, gnomon.as_of_key_c) against its two-arm read before (session 11), same"
+                + " database and coordinate, pgbench -M prepared, 1 client, plan_cache_mode=auto"));
+      }
       int n = budget.serverLoop();
       String mode = "force_generic_plan";
       List<double[]> clockSql = new ArrayList<>();
       List<double[]> cpuSql = new ArrayList<>();
       List<double[]> clockLive = new ArrayList<>();
       List<double[]> cpuLive = new ArrayList<>();
+      List<double[]> clockTwo = new ArrayList<>();
+      List<double[]> cpuTwo = new ArrayList<>();
       for (int r = 0; r < budget.repeats(); r++) {
         double[] cp;
         double[] sp;
@@ -147,6 +167,13 @@ final class ReadMetrics {
           live = BranchBench.serverLoop(c, "select bench.read_loop(" + lit + ", " + n + ", '" + mode + "', false)", n);
           sp = BranchBench.serverLoop(c, "select bench.read_loop_sql(" + lit + ", " + n + ", '" + mode + "', true)", n);
           cp = BranchBench.serverLoop(c, "select bench.read_loop(" + lit + ", " + n + ", '" + mode + "', true)", n);
+        }
+        if (onePointArm) {
+          double[] two = BranchBench.serverLoop(c,
+              "select bench.read_loop_c_two_arms(" + lit + ", " + n + ", '" + mode + "', true)", n);
+          clockTwo.add(new double[] {cp[0], two[0]});
+          cpuTwo.add(new double[] {cp[1], two[1]});
+          log.log("server-side point read, generic plan: C path before (two arms) %.1f us (CPU %.1f us)", two[0], two[1]);
         }
         clockSql.add(new double[] {cp[0], sp[0]});
         cpuSql.add(new double[] {cp[1], sp[1]});
@@ -163,6 +190,13 @@ final class ReadMetrics {
             loop + ", backend CPU (utime+stime from /proc/PID/stat) per read"));
         out.add(Metric.paired("past_point_read_c_server_cpu_us_vs_current", "us", cpuLive, null,
             loop + ", backend CPU (utime+stime from /proc/PID/stat) per read"));
+      }
+      if (onePointArm) {
+        out.add(Metric.paired("past_point_read_c_server_us_vs_c_two_arms", "us", clockTwo, null, loop + ", clock per read"));
+        if (cpuTwo.stream().flatMapToDouble(java.util.Arrays::stream).noneMatch(Double::isNaN)) {
+          out.add(Metric.paired("past_point_read_c_server_cpu_us_vs_c_two_arms", "us", cpuTwo, null,
+              loop + ", backend CPU (utime+stime from /proc/PID/stat) per read"));
+        }
       }
       explainGeneric(c, coord, "as-of point read on the C path");
     } finally {

@@ -410,6 +410,14 @@ begin
                      'returns xid8 language c stable parallel safe as %L, %L', library, 'gnomon_read_xmin_c');
       execute format('create or replace function gnomon.xid_invisible_c(coordinate text, track_xid xid8, table_id integer, xid xid8) '
                      'returns boolean language c stable parallel safe as %L, %L', library, 'gnomon_xid_invisible_c');
+      -- the point read (gnomon.install_as_of_c): one arm when the caller pins the key, chosen while planning
+      execute format('create or replace function gnomon.as_of_support_c(internal) returns internal language c strict as %L, %L',
+                     library, 'gnomon_as_of_support_c');
+      execute format('create or replace function gnomon.as_of_keyed_c(want boolean, variadic keys "any") returns boolean '
+                     'language c immutable parallel safe support gnomon.as_of_support_c as %L, %L', library, 'gnomon_as_of_keyed_c');
+      execute format('create or replace function gnomon.as_of_key_c(row_type anyelement, coordinate text, track_xid xid8, table_id integer, '
+                     'fallback regprocedure, keyed boolean, variadic attnum_and_values "any") returns setof anyelement '
+                     'language c stable parallel safe rows 1 support gnomon.as_of_support_c as %L, %L', library, 'gnomon_as_of_key_c');
     exception when undefined_function then
       raise exception using errcode = 'GN070',
         message = format('the Gnomon C module %L has no read functions: %s', library, sqlerrm),
@@ -427,6 +435,12 @@ begin
       'Whether a transaction is invisible in the snapshot of gnomon.read_snapshot_c(coordinate, track_xid, table_id) (same errors); the optional C module''s as-of read path.';
     comment on function gnomon.row_visible_c(text, xid8, integer, xid) is
       'Whether a live row''s xmin is visible in a coordinate''s snapshot (null: cannot tell, ask the history); the optional C module''s as-of read path.';
+    comment on function gnomon.as_of_support_c(internal) is
+      'Planner support of gnomon.as_of_keyed_c and gnomon.as_of_key_c: finds the key values a query pins in an arm of an as-of read (the optional C module''s point read).';
+    comment on function gnomon.as_of_keyed_c(boolean, "any") is
+      'Folded while planning: want when the arm''s conditions pin every key column given, else not want (the optional C module''s point read).';
+    comment on function gnomon.as_of_key_c(anyelement, text, xid8, integer, regprocedure, boolean, "any") is
+      'The row of a key as of a coordinate: the live row when its xmin is visible there, else the table''s fallback gnomon_t.<base>_as_of_k (the optional C module''s point read).';
   else
     drop function if exists gnomon.row_visible_c(text, xid8, integer, xid);
     drop function if exists gnomon.row_current_c(text, xid8, integer, xid, oid, "any");
@@ -434,6 +448,9 @@ begin
     drop function if exists gnomon.read_xmin_c(text, xid8, integer);
     drop function if exists gnomon.xid_invisible_c(text, xid8, integer, xid8);
     drop function if exists gnomon.read_snapshot_c(text, xid8, integer);
+    drop function if exists gnomon.as_of_keyed_c(boolean, "any");
+    drop function if exists gnomon.as_of_key_c(anyelement, text, xid8, integer, regprocedure, boolean, "any");
+    drop function if exists gnomon.as_of_support_c(internal);
   end if;
   for tid in select table_id from gnomon.tracked_table order by table_id loop
     perform gnomon.install_triggers(tid, enable);
@@ -466,6 +483,11 @@ create or replace function gnomon.c_read_enabled() returns boolean
 language sql stable as $$ select pg_catalog.to_regprocedure('gnomon.row_current_c(text,xid8,integer,xid,oid,"any")') is not null $$;
 comment on function gnomon.c_read_enabled() is 'Internal: whether the generated as-of reads call the optional C module (gnomon.row_current_c).';
 
+-- Whether the C module's point read is there (gnomon.use_c_module(true) with a library that has it).
+create or replace function gnomon.c_point_read_enabled() returns boolean
+language sql stable as $$ select pg_catalog.to_regprocedure('gnomon.as_of_key_c(anyelement,text,xid8,integer,regprocedure,boolean,"any")') is not null $$;
+comment on function gnomon.c_point_read_enabled() is 'Internal: whether the generated as-of reads have the optional C module''s point read (gnomon.as_of_key_c).';
+
 -- The body of <table>_as_of(coordinate text) on the C module's read path, for a table without checkpoints; creates its
 -- helper gnomon_t.<base>_as_of_h. Two arms, each one scan with a filter, where the SQL path starts an anti-join and a
 -- DISTINCT ON over the history (a prepared read's generic plan starts every node at each execution: docs/performance.md,
@@ -488,7 +510,8 @@ declare
   -- the coordinate's arguments after the text (constants of this table)
   c_args text := format('%L::xid8, %s', tt.track_xid::text, tt.table_id);
   n integer := cardinality(tt.key_columns);
-  args text; conds text; live_keys text; hist_keys text;
+  args text; conds text; live_keys text; hist_keys text; arms text;
+  fallback name; keyed_live text; keyed_hist text; key_types text; key_pos text; keyed_keys text; key_cols text;
 begin
   select string_agg(c->>'storetype', ', ' order by o), string_agg(format('x.%I = $%s', k, o), ' and ' order by o),
          string_agg(format('l.%I', k), ', ' order by o), string_agg(format('h.%I', k), ', ' order by o)
@@ -505,15 +528,53 @@ begin
                         tt.schema_name, tt.table_name));
   -- (each function call in a generic plan's expressions costs its set-up at every execution: one C call per arm's
   -- filter, which calls the helper itself when needed; the helper is named by its text, which survives a dump)
-  return format($b$
+  arms := format($b$
   select %1$s from %2$s l
-   where gnomon.row_current_c(coordinate, %3$s, l.xmin, %4$L::regprocedure, %5$s)
+   where %9$s gnomon.row_current_c(coordinate, %3$s, l.xmin, %4$L::regprocedure, %5$s)
   union all
   select %6$s from %7$s h
-   where h.g_xid >= gnomon.read_xmin_c(coordinate, %3$s)
+   where %10$s h.g_xid >= gnomon.read_xmin_c(coordinate, %3$s)
      and gnomon.first_invisible_c(coordinate, %3$s, h.g_xid, h.g_op, h.g_vid, %4$L::regprocedure, %8$s)
 $b$, live_cols, format('%I.%I', tt.schema_name, tt.table_name), c_args, format('gnomon_t.%I(%s, bigint, text)', helper, args),
-     live_keys, hist_cols, hist, hist_keys);
+     live_keys, hist_cols, hist, hist_keys, '%LIVE%', '%HIST%');
+  -- The point read: when the caller pins every key column (where k = $1), one arm, gnomon.as_of_key_c, which probes
+  -- the live primary key itself and asks the fallback <base>_as_of_k (the two arms above, for one key) only when the
+  -- live row is missing or its xmin is not visible in the coordinate; the planner keeps that arm or the other two, as
+  -- gnomon.as_of_keyed_c folds (gnomon-c/src/read.c). Only for keys stored with their own type (the arms' key columns
+  -- must be the same expression for the caller's condition in each of them).
+  if gnomon.c_point_read_enabled()
+     and not exists (select 1 from unnest(tt.key_columns) k join jsonb_array_elements(tt.columns) c on c->>'name' = k
+                      where c->>'type' <> c->>'storetype') then
+    fallback := gnomon.object_name(tt.base_name, '_as_of_k');
+    select string_agg(format('l.%I = $%s', k, o), ' and ' order by o) || ' and ',
+           string_agg(format('h.%I = $%s', k, o), ' and ' order by o) || ' and ',
+           string_agg(c->>'type', ', ' order by o)
+      into keyed_live, keyed_hist, key_types
+      from unnest(tt.key_columns) with ordinality u(k, o)
+      join jsonb_array_elements(tt.columns) c on c->>'name' = k;
+    execute format('create function gnomon_t.%I(%s, coordinate text) returns setof %I.%I language sql stable as %L',
+                   fallback, key_types, tt.schema_name, tt.table_name,
+                   replace(replace(arms, '%LIVE%', keyed_live), '%HIST%', keyed_hist));
+    execute format('comment on function gnomon_t.%I(%s, text) is %L', fallback, key_types,
+                   format('Internal: the rows of a key of %I.%I as of a coordinate (the C read path''s point read, when the live row is not the answer). Generated by gnomon.track().',
+                          tt.schema_name, tt.table_name));
+    -- the key columns' numbers in the table, in the primary key's order (each twice: the number, then the value, which
+    -- the planner puts in place of the second)
+    select string_agg(format('%s, %s', c->>'attnum', c->>'attnum'), ', ' order by o), string_agg(format('k.%I', k), ', ' order by o)
+      into key_pos, keyed_keys
+      from unnest(tt.key_columns) with ordinality u(k, o)
+      join jsonb_array_elements(tt.columns) c on c->>'name' = k;
+    select string_agg(format('k.%I', c->>'name'), ', ' order by (c->>'attnum')::int) into key_cols
+      from jsonb_array_elements(tt.columns) c;
+    return format($b$
+  select %1$s from gnomon.as_of_key_c(null::%2$s, coordinate, %3$s, %4$L::regprocedure, false, %5$s) k
+   where gnomon.as_of_keyed_c(true, %6$s)
+  union all%7$s$b$, key_cols, format('%I.%I', tt.schema_name, tt.table_name), c_args,
+      format('gnomon_t.%I(%s, text)', fallback, key_types), key_pos, keyed_keys,
+      replace(replace(arms, '%LIVE%', format('gnomon.as_of_keyed_c(false, %s) and', live_keys)),
+              '%HIST%', format('gnomon.as_of_keyed_c(false, %s) and', hist_keys)));
+  end if;
+  return replace(replace(arms, '%LIVE%', ''), '%HIST%', '');
 end $$;
 comment on function gnomon.install_as_of_c(gnomon.tracked_table, name, text, text) is
   'Internal: the body of a tracked table''s as-of read on the C module''s read path, and its history helper.';
@@ -578,7 +639,8 @@ begin
   -- The C module's read path (gnomon.use_c_module(true) created its functions): see gnomon.install_as_of_c()
   helper := gnomon.object_name(tt.base_name, '_as_of_h');
   for old_fn in select p.oid::regprocedure from pg_proc p
-                 where p.pronamespace = 'gnomon_t'::regnamespace and p.proname = helper loop
+                 where p.pronamespace = 'gnomon_t'::regnamespace
+                   and p.proname in (helper, gnomon.object_name(tt.base_name, '_as_of_k')) loop
     execute format('drop function %s', old_fn);
   end loop;
   if cp_case = '' and gnomon.c_read_enabled() then

@@ -296,9 +296,10 @@ begin
   execute format('drop function if exists gnomon_t.%I()', tt.key_change_function);
   execute format('drop function if exists gnomon_t.%I(text)', tt.as_of_function);
   execute format('drop function if exists gnomon_t.%I(timestamptz)', tt.as_of_function);
-  -- the C read path's helper (its arguments are the key's types)
+  -- the C read path's helper and point-read fallback (their arguments are the key's types)
   for fn in select p.oid::regprocedure from pg_proc p
-             where p.pronamespace = 'gnomon_t'::regnamespace and p.proname = gnomon.object_name(tt.base_name, '_as_of_h') loop
+             where p.pronamespace = 'gnomon_t'::regnamespace
+               and p.proname in (gnomon.object_name(tt.base_name, '_as_of_h'), gnomon.object_name(tt.base_name, '_as_of_k')) loop
     execute format('drop function %s', fn);
   end loop;
   execute format('drop function if exists gnomon_t.%I(pg_snapshot, pg_snapshot, pg_snapshot, boolean)',

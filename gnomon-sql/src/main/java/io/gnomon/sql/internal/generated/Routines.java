@@ -17,6 +17,7 @@ import io.gnomon.sql.internal.generated.routines.BranchUse;
 import io.gnomon.sql.internal.generated.routines.BranchUseC;
 import io.gnomon.sql.internal.generated.routines.CModuleEnabled;
 import io.gnomon.sql.internal.generated.routines.CModuleInterfaceVersion;
+import io.gnomon.sql.internal.generated.routines.CPointReadEnabled;
 import io.gnomon.sql.internal.generated.routines.CReadEnabled;
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
 import io.gnomon.sql.internal.generated.routines.CheckIntact;
@@ -632,6 +633,27 @@ public class Routines {
      */
     public static Field<Integer> cModuleInterfaceVersion() {
         CModuleInterfaceVersion f = new CModuleInterfaceVersion();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.c_point_read_enabled</code>
+     */
+    public static Boolean cPointReadEnabled(
+          Configuration configuration
+    ) {
+        CPointReadEnabled f = new CPointReadEnabled();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.c_point_read_enabled</code> as a field.
+     */
+    public static Field<Boolean> cPointReadEnabled() {
+        CPointReadEnabled f = new CPointReadEnabled();
 
         return f.asField();
     }
