@@ -43,6 +43,9 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/pathnodes.h"
+#include "optimizer/cost.h"
+#include "optimizer/paths.h"
 #include "partitioning/partdesc.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -60,6 +63,8 @@
 #include "utils/xid8.h"
 
 #define GN_MAX_KEYS INDEX_MAX_KEYS
+
+void		gnomon_branch_init(void);
 
 /* An index probed by key (and a trailing column): its OID and, per column, the procedure of the comparison used. */
 typedef struct ProbeIndex
@@ -688,4 +693,117 @@ gnomon_branch_chain(PG_FUNCTION_ARGS)
 		fcinfo->flinfo->fn_extra = p;
 	}
 	PG_RETURN_DATUM(p->chain_array);
+}
+
+
+/*
+ * Plain index scans for the arms of the C read.
+ *
+ * Each arm of a branch view's read (a scan filtered by gnomon.branch_pick_c) returns at most a row or two per key, and
+ * a point read's cost is mostly the start-up of its scans. The planner, costing them from the tables' statistics,
+ * often picks a bitmap heap scan (two plan nodes) for the branch tables and a sequential scan for an empty history
+ * partition; both ask the kernel for the relation's size (an lseek) every time the statement starts, which on this
+ * machine cost a third of the read's CPU. An inlined SQL function cannot carry enable_bitmapscan = off, so this hook
+ * does it: for a scan filtered by gnomon.branch_pick_c that has a plain index path using a condition (the key, pushed
+ * down from the query), only the plain index paths are kept. Scans without such a path (a full scan of the view) are
+ * left alone. The hook is installed when the library loads, which gnomon.branch_pick_c's planner support function
+ * (gnomon.branch_pick_support) makes happen while the first statement naming it is planned.
+ */
+static set_rel_pathlist_hook_type prev_set_rel_pathlist = NULL;
+
+static bool
+is_branch_pick(Node *clause)
+{
+	FuncExpr   *f;
+	char	   *name;
+	bool		match;
+
+	if (clause == NULL || !IsA(clause, FuncExpr))
+		return false;
+	f = (FuncExpr *) clause;
+	name = get_func_name(f->funcid);
+	match = name != NULL && strcmp(name, "branch_pick_c") == 0;
+	if (match)
+	{
+		char	   *ns = get_namespace_name(get_func_namespace(f->funcid));
+
+		match = ns != NULL && strcmp(ns, "gnomon") == 0;
+	}
+	return match;
+}
+
+static void
+branch_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
+{
+	ListCell   *lc;
+	bool		picked = false;
+	List	   *kept = NIL;
+	List	   *saved;
+	bool		bitmapscan = enable_bitmapscan;
+
+	if (prev_set_rel_pathlist)
+		prev_set_rel_pathlist(root, rel, rti, rte);
+	if (rte->rtekind != RTE_RELATION || rel->rtekind != RTE_RELATION
+		|| (rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
+		return;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (is_branch_pick((Node *) ri->clause))
+		{
+			picked = true;
+			break;
+		}
+	}
+	if (!picked)
+		return;
+	/* the index paths again, with bitmap scans disabled (a plain index path that a cheaper bitmap path dominated is no
+	 * longer in rel->pathlist), kept when one of them uses a condition */
+	saved = rel->pathlist;
+	rel->pathlist = NIL;
+	PG_TRY();
+	{
+		enable_bitmapscan = false;
+		create_index_paths(root, rel);
+	}
+	PG_FINALLY();
+	{
+		enable_bitmapscan = bitmapscan;
+	}
+	PG_END_TRY();
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (IsA(path, IndexPath) && ((IndexPath *) path)->indexclauses != NIL)
+			kept = lappend(kept, path);
+	}
+	if (kept == NIL)
+	{
+		rel->pathlist = saved;
+		return;
+	}
+	rel->pathlist = kept;
+	rel->partial_pathlist = NIL;
+}
+
+void
+gnomon_branch_init(void)
+{
+	prev_set_rel_pathlist = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = branch_set_rel_pathlist;
+}
+
+PG_FUNCTION_INFO_V1(gnomon_branch_pick_support);
+
+/*
+ * gnomon.branch_pick_support(internal) returns internal: gnomon.branch_pick_c's planner support function. It answers
+ * no request; the planner calling it loads this library, and with it the hook above, before the scans of the first
+ * statement that names gnomon.branch_pick_c are planned.
+ */
+Datum
+gnomon_branch_pick_support(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(NULL);
 }

@@ -89,9 +89,21 @@ create or replace function gnomon.branch_use_c(enable boolean, library text) ret
 language plpgsql as $$
 begin
   if enable then
+    -- the planner support function loads the library while a read is planned, and with it the module's planner hook,
+    -- which keeps the read's scans plain index scans (gnomon-c/src/branch.c); an older build without it: no hook
+    begin
+      execute format('create or replace function gnomon.branch_pick_support(internal) returns internal language c strict as %L, %L',
+                     library, 'gnomon_branch_pick_support');
+      comment on function gnomon.branch_pick_support(internal) is
+        'Internal (the optional C module): gnomon.branch_pick_c''s planner support function; it loads the module, whose planner hook keeps the branch read''s scans plain index scans.';
+    exception when undefined_function then
+      drop function if exists gnomon.branch_pick_support(internal) cascade;
+    end;
     begin
       execute format('create or replace function gnomon.branch_pick_c(table_id integer, place integer, branch integer, id bigint, '
-                     'no_row boolean, variadic key "any") returns boolean language c stable cost 1000 as %L, %L', library, 'gnomon_branch_pick');
+                     'no_row boolean, variadic key "any") returns boolean language c stable cost 1000 %s as %L, %L',
+                     case when pg_catalog.to_regprocedure('gnomon.branch_pick_support(internal)') is not null
+                          then 'support gnomon.branch_pick_support' else '' end, library, 'gnomon_branch_pick');
       comment on function gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any") is
         'Internal (the optional C module): whether a row of a branch view''s read holds its key''s state on the selected branch.';
     exception when undefined_function then
@@ -103,6 +115,7 @@ begin
   end if;
   if not enable then
     drop function gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any");
+    drop function if exists gnomon.branch_pick_support(internal);
   end if;
   perform gnomon.install_branch_create(case when enable then library end);
   perform gnomon.install_branch_objects(t.table_id) from gnomon.tracked_table t order by t.table_id;
