@@ -807,3 +807,23 @@ gnomon_branch_pick_support(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_POINTER(NULL);
 }
+
+PG_FUNCTION_INFO_V1(gnomon_branch_floor);
+
+/*
+ * gnomon.branch_floor_c() returns integer: least(1, the selected branch's id), 1 when none is selected. A logged
+ * branch reads only logged levels (ids > 0); a scratch branch's levels have ids at least its own (ancestors were
+ * created first). The C read's branch arms bound g_branch by it, so the partition the branch cannot read is pruned when
+ * the statement starts; evaluated once per statement.
+ */
+Datum
+gnomon_branch_floor(PG_FUNCTION_ARGS)
+{
+	const char *s = GetConfigOption("gnomon.branch", true, false);
+	int32		id;
+
+	if (s == NULL || s[0] == '\0')
+		PG_RETURN_INT32(1);
+	id = pg_strtoint32(s);
+	PG_RETURN_INT32(id < 1 ? id : 1);
+}
