@@ -791,6 +791,10 @@ branch_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblE
 void
 gnomon_branch_init(void)
 {
+	/* once per process: a second build of the module loaded into the same session may resolve this global symbol to
+	 * the first one's, and a hook that became its own predecessor would call itself forever */
+	if (set_rel_pathlist_hook == branch_set_rel_pathlist)
+		return;
 	prev_set_rel_pathlist = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = branch_set_rel_pathlist;
 }
