@@ -104,7 +104,7 @@ class BranchReadCPlanCIT extends GnomonIT {
     leaveCPath();
     try (Connection c = connect(); Statement st = c.createStatement()) {
       st.execute("select gnomon.branch_use('b1')");
-      assertEquals("b1:-10", "b1:" + oneOn(st, "select v from kv where k = 10"));
+      assertEquals("b1:1010", "b1:" + oneOn(st, "select v from kv where k = 10"));
     }
   }
 
