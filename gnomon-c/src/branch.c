@@ -834,6 +834,8 @@ branch_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblE
 	bool		picked = false;
 	List	   *kept = NIL;
 	List	   *saved;
+	List	   *saved_partial;
+	bool		unparameterized = false;
 	bool		bitmapscan = enable_bitmapscan;
 
 	if (prev_set_rel_pathlist)
@@ -854,8 +856,10 @@ branch_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblE
 	if (!picked)
 		return;
 	/* the index paths again, with bitmap scans disabled (a plain index path that a cheaper bitmap path dominated is no
-	 * longer in rel->pathlist), kept when one of them uses a condition */
+	 * longer in rel->pathlist), kept when one of them uses a condition of the query's own (not parameterized by
+	 * another relation: a join on the key keeps every path, since the scan must also be possible on its own) */
 	saved = rel->pathlist;
+	saved_partial = rel->partial_pathlist;
 	rel->pathlist = NIL;
 	PG_TRY();
 	{
@@ -872,11 +876,16 @@ branch_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblE
 		Path	   *path = (Path *) lfirst(lc);
 
 		if (IsA(path, IndexPath) && ((IndexPath *) path)->indexclauses != NIL)
+		{
 			kept = lappend(kept, path);
+			if (path->param_info == NULL)
+				unparameterized = true;
+		}
 	}
-	if (kept == NIL)
+	if (!unparameterized)
 	{
 		rel->pathlist = saved;
+		rel->partial_pathlist = saved_partial;
 		return;
 	}
 	rel->pathlist = kept;

@@ -93,6 +93,17 @@ class BranchReadCPlanCIT extends GnomonIT {
           assertEquals(sqlRead, c1, branch + ", key " + k);
           assertEquals(sqlRead, generic1, branch + ", key " + k + ", generic plan");
         }
+        // joins on the key (the view's scans parameterized by the other side, or needed on their own): the same rows
+        st.execute("create temp table ids as select g as x from generate_series(0, 61, 3) g");
+        st.execute("analyze ids");
+        for (String join : List.of("ids o join kv a on a.k = o.x", "kv a left join ids o on a.k = o.x",
+            "ids o left join kv a on a.k = o.x", "ids o full join kv a on a.k = o.x")) {
+          String viaView = oneOn(st, "select count(*) || ':' || coalesce(sum(a.v), 0) || ':' || count(o.x) from " + join);
+          String viaSql = oneOn(st, "select count(*) || ':' || coalesce(sum(a.v), 0) || ':' || count(o.x) from "
+              + join.replace("kv a", "gnomon_t.kv_at(gnomon.current_point()) a"));
+          assertEquals(viaSql, viaView, branch + ": " + join);
+        }
+        st.execute("drop table ids");
         // a full scan of the view has no key condition: the hook leaves its plan alone
         List<String> full = plan(st, "select * from kv");
         assertFalse(full.isEmpty());
