@@ -695,7 +695,7 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, keys_b, bimg, img_b, bh, r
   -- tombstone, a history row whose image is no row, and main's insert version are passed with g_norow, never picked
   -- though they still decide the key), so PostgreSQL flattens the union and pushes the key condition and the pick into
   -- each scan: a point read starts four index scans and an Append, and no sort, unique, nested loop or catalog init
-  -- plan. (The arms' extra columns are named g_*, like the SQL read's: a table column named g_place, g_prune, g_br,
+  -- plan. (The arms' extra columns are named g_*, like the SQL read's: a table column named g_place, g_prune, g_hprune, g_br,
   -- g_id or g_norow would clash.)
   if gnomon.branch_c_enabled() then
     floor_c := case when pg_catalog.to_regprocedure('gnomon.branch_floor_c()') is not null then 'gnomon.branch_floor_c()'
