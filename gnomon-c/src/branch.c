@@ -36,6 +36,7 @@
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -43,6 +44,9 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/pathnodes.h"
+#include "optimizer/cost.h"
+#include "optimizer/paths.h"
 #include "partitioning/partdesc.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -60,6 +64,8 @@
 #include "utils/xid8.h"
 
 #define GN_MAX_KEYS INDEX_MAX_KEYS
+
+void		gnomon_branch_init(void);
 
 /* An index probed by key (and a trailing column): its OID and, per column, the procedure of the comparison used. */
 typedef struct ProbeIndex
@@ -94,6 +100,7 @@ typedef struct BranchTable
 } BranchTable;
 
 static HTAB *branch_tables = NULL;
+static bool point_cached = false;	/* see load_point */
 static Oid	branch_catalog_pkey = InvalidOid;
 static Oid	branch_catalog = InvalidOid;
 static AttrNumber branch_chain_att, branch_snaps_att, branch_main_snap_att;
@@ -108,6 +115,7 @@ invalidate_branch_tables(Datum arg, Oid relid)
 	{
 		branch_catalog = InvalidOid;
 		branch_catalog_pkey = InvalidOid;
+		point_cached = false;
 	}
 	if (branch_tables == NULL)
 		return;
@@ -183,7 +191,6 @@ lookup_branch_table(int32 table_id)
 		ctl.keysize = sizeof(int32);
 		ctl.entrysize = sizeof(BranchTable);
 		branch_tables = hash_create("gnomon branch tables", 64, &ctl, HASH_ELEM | HASH_BLOBS);
-		CacheRegisterRelcacheCallback(invalidate_branch_tables, (Datum) 0);
 	}
 	t = (BranchTable *) hash_search(branch_tables, &table_id, HASH_FIND, &found);
 	if (found && t->valid)
@@ -311,6 +318,96 @@ branch_catalog_index(void)
 	return branch_catalog_pkey;
 }
 
+/*
+ * The last point read, per backend, with what decided which catalog row its statement saw: the branch id, and the
+ * statement's snapshot (xmin, xmax, the in-progress xids, the command id) together with this transaction's xid and
+ * current subtransaction. Two statements whose snapshots hold the same xids as in progress, with the same bounds, see
+ * the same committed transactions, hence the same catalog row (a transaction's commit or abort is final); this
+ * transaction's own writes are told apart by the command id, which every write advances for the statements after it,
+ * and by the subtransaction (a savepoint rolled back starts a new one). So a statement whose key matches reads the
+ * point without probing gnomon.branch — consecutive reads of a session while nothing commits in between, as in a
+ * read-only loop or one client's transactions; any commit anywhere changes the next snapshot and the point is read
+ * again. A rewrite of gnomon.branch (its relcache invalidation) drops it too. The cached copy lives in its own memory
+ * context and is copied out, so a statement's point is never freed under it.
+ */
+static MemoryContext point_cxt = NULL;
+static struct
+{
+	int32		branch_id;
+	TransactionId xmin,
+				xmax;
+	uint32		xcnt;
+	int32		subxcnt;
+	bool		suboverflowed,
+				recovery;
+	CommandId	curcid;
+	FullTransactionId top;
+	SubTransactionId sub;
+	TransactionId *xip,
+			   *subxip;
+	BranchPoint *point;
+}			pc;
+
+static BranchPoint *
+copy_point(const BranchPoint *p, MemoryContext mcxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(mcxt);
+	BranchPoint *q = palloc(sizeof(BranchPoint));
+
+	*q = *p;
+	q->chain = palloc(sizeof(int32) * Max(p->nlevels, 1));
+	memcpy(q->chain, p->chain, sizeof(int32) * p->nlevels);
+	q->snaps = palloc(sizeof(Datum) * Max(p->nlevels, 1));
+	for (int i = 0; i < p->nlevels; i++)
+		q->snaps[i] = p->snaps[i] == (Datum) 0 ? (Datum) 0 : datumCopy(p->snaps[i], false, -1);
+	q->main_snap = datumCopy(p->main_snap, false, -1);
+	q->chain_array = datumCopy(p->chain_array, false, -1);
+	MemoryContextSwitchTo(old);
+	return q;
+}
+
+static bool
+point_key_matches(int32 id, Snapshot s)
+{
+	return point_cached && pc.branch_id == id && pc.xmin == s->xmin && pc.xmax == s->xmax && pc.xcnt == s->xcnt
+		&& pc.subxcnt == s->subxcnt && pc.suboverflowed == s->suboverflowed && pc.recovery == s->takenDuringRecovery
+		&& pc.curcid == s->curcid && FullTransactionIdEquals(pc.top, GetTopFullTransactionIdIfAny())
+		&& pc.sub == GetCurrentSubTransactionId()
+		&& (s->xcnt == 0 || memcmp(pc.xip, s->xip, sizeof(TransactionId) * s->xcnt) == 0)
+		&& (s->subxcnt <= 0 || memcmp(pc.subxip, s->subxip, sizeof(TransactionId) * s->subxcnt) == 0);
+}
+
+static void
+point_key_store(int32 id, Snapshot s, const BranchPoint *p)
+{
+	MemoryContext old;
+
+	if (point_cxt == NULL)
+		point_cxt = AllocSetContextCreate(TopMemoryContext, "gnomon branch point", ALLOCSET_SMALL_SIZES);
+	point_cached = false;
+	MemoryContextReset(point_cxt);
+	old = MemoryContextSwitchTo(point_cxt);
+	pc.branch_id = id;
+	pc.xmin = s->xmin;
+	pc.xmax = s->xmax;
+	pc.xcnt = s->xcnt;
+	pc.subxcnt = s->subxcnt;
+	pc.suboverflowed = s->suboverflowed;
+	pc.recovery = s->takenDuringRecovery;
+	pc.curcid = s->curcid;
+	pc.top = GetTopFullTransactionIdIfAny();
+	pc.sub = GetCurrentSubTransactionId();
+	pc.xip = palloc(sizeof(TransactionId) * Max(s->xcnt, 1));
+	if (s->xcnt > 0)
+		memcpy(pc.xip, s->xip, sizeof(TransactionId) * s->xcnt);
+	pc.subxip = palloc(sizeof(TransactionId) * Max(s->subxcnt, 1));
+	if (s->subxcnt > 0)
+		memcpy(pc.subxip, s->subxip, sizeof(TransactionId) * s->subxcnt);
+	MemoryContextSwitchTo(old);
+	pc.point = copy_point(p, point_cxt);
+	point_cached = true;
+}
+
 static BranchPoint *
 load_point(MemoryContext mcxt)
 {
@@ -332,6 +429,8 @@ load_point(MemoryContext mcxt)
 		elog(ERROR, "gnomon: no branch is selected");
 	}
 	id = pg_strtoint32(s);
+	if (point_key_matches(id, GetActiveSnapshot()))
+		return copy_point(pc.point, mcxt);
 	irel = index_open(branch_catalog_index(), AccessShareLock);
 	rel = table_open(branch_catalog, AccessShareLock);
 	ScanKeyInit(&sk, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
@@ -390,6 +489,7 @@ load_point(MemoryContext mcxt)
 	if (p->main_snap == (Datum) 0)
 		elog(ERROR, "gnomon: branch %d has no main snapshot", id);
 	p->main_xmin = U64FromFullTransactionId(DatumGetFullTransactionId(DirectFunctionCall1(pg_snapshot_xmin, p->main_snap)));
+	point_key_store(id, GetActiveSnapshot(), p);
 	return p;
 }
 
@@ -688,4 +788,179 @@ gnomon_branch_chain(PG_FUNCTION_ARGS)
 		fcinfo->flinfo->fn_extra = p;
 	}
 	PG_RETURN_DATUM(p->chain_array);
+}
+
+
+/*
+ * Plain index scans for the arms of the C read.
+ *
+ * Each arm of a branch view's read (a scan filtered by gnomon.branch_pick_c) returns at most a row or two per key, and
+ * a point read's cost is mostly the start-up of its scans. The planner, costing them from the tables' statistics,
+ * often picks a bitmap heap scan (two plan nodes) for the branch tables and a sequential scan for an empty history
+ * partition; both ask the kernel for the relation's size (an lseek) every time the statement starts, which on this
+ * machine cost a third of the read's CPU. An inlined SQL function cannot carry enable_bitmapscan = off, so this hook
+ * does it: for a scan filtered by gnomon.branch_pick_c that has a plain index path using a condition (the key, pushed
+ * down from the query), only the plain index paths are kept. Scans without such a path (a full scan of the view) are
+ * left alone. The hook is installed when the library loads, which gnomon.branch_pick_c's planner support function
+ * (gnomon.branch_pick_support) makes happen while the first statement naming it is planned.
+ */
+static set_rel_pathlist_hook_type prev_set_rel_pathlist = NULL;
+
+static bool
+is_branch_pick(Node *clause)
+{
+	FuncExpr   *f;
+	char	   *name;
+	bool		match;
+
+	if (clause == NULL || !IsA(clause, FuncExpr))
+		return false;
+	f = (FuncExpr *) clause;
+	name = get_func_name(f->funcid);
+	match = name != NULL && strcmp(name, "branch_pick_c") == 0;
+	if (match)
+	{
+		char	   *ns = get_namespace_name(get_func_namespace(f->funcid));
+
+		match = ns != NULL && strcmp(ns, "gnomon") == 0;
+	}
+	return match;
+}
+
+static void
+branch_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
+{
+	ListCell   *lc;
+	bool		picked = false;
+	List	   *kept = NIL;
+	List	   *saved;
+	List	   *saved_partial;
+	bool		unparameterized = false;
+	bool		bitmapscan = enable_bitmapscan;
+
+	if (prev_set_rel_pathlist)
+		prev_set_rel_pathlist(root, rel, rti, rte);
+	if (rte->rtekind != RTE_RELATION || rel->rtekind != RTE_RELATION
+		|| (rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
+		return;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (is_branch_pick((Node *) ri->clause))
+		{
+			picked = true;
+			break;
+		}
+	}
+	if (!picked)
+		return;
+	/* the index paths again, with bitmap scans disabled (a plain index path that a cheaper bitmap path dominated is no
+	 * longer in rel->pathlist), kept when one of them uses a condition of the query's own (not parameterized by
+	 * another relation: a join on the key keeps every path, since the scan must also be possible on its own) */
+	saved = rel->pathlist;
+	saved_partial = rel->partial_pathlist;
+	rel->pathlist = NIL;
+	PG_TRY();
+	{
+		enable_bitmapscan = false;
+		create_index_paths(root, rel);
+	}
+	PG_FINALLY();
+	{
+		enable_bitmapscan = bitmapscan;
+	}
+	PG_END_TRY();
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (IsA(path, IndexPath) && ((IndexPath *) path)->indexclauses != NIL)
+		{
+			kept = lappend(kept, path);
+			if (path->param_info == NULL)
+				unparameterized = true;
+		}
+	}
+	if (!unparameterized)
+	{
+		rel->pathlist = saved;
+		rel->partial_pathlist = saved_partial;
+		return;
+	}
+	rel->pathlist = kept;
+	rel->partial_pathlist = NIL;
+}
+
+void
+gnomon_branch_init(void)
+{
+	/* once per process: a second build of the module loaded into the same session may resolve this global symbol to
+	 * the first one's, and a hook that became its own predecessor would call itself forever */
+	if (set_rel_pathlist_hook == branch_set_rel_pathlist)
+		return;
+	prev_set_rel_pathlist = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = branch_set_rel_pathlist;
+	CacheRegisterRelcacheCallback(invalidate_branch_tables, (Datum) 0);
+}
+
+PG_FUNCTION_INFO_V1(gnomon_branch_pick_support);
+
+/*
+ * gnomon.branch_pick_support(internal) returns internal: gnomon.branch_pick_c's planner support function. It answers
+ * no request; the planner calling it loads this library, and with it the hook above, before the scans of the first
+ * statement that names gnomon.branch_pick_c are planned.
+ */
+Datum
+gnomon_branch_pick_support(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(NULL);
+}
+
+PG_FUNCTION_INFO_V1(gnomon_branch_floor);
+
+/*
+ * gnomon.branch_floor_c() returns integer: least(1, the selected branch's id), 1 when none is selected. A logged
+ * branch reads only logged levels (ids > 0); a scratch branch's levels have ids at least its own (ancestors were
+ * created first). The C read's branch arms bound g_branch by it, so the partition the branch cannot read is pruned when
+ * the statement starts; evaluated once per statement.
+ */
+Datum
+gnomon_branch_floor(PG_FUNCTION_ARGS)
+{
+	const char *s = GetConfigOption("gnomon.branch", true, false);
+	int32		id;
+
+	if (s == NULL || s[0] == '\0')
+		PG_RETURN_INT32(1);
+	id = pg_strtoint32(s);
+	PG_RETURN_INT32(id < 1 ? id : 1);
+}
+
+
+PG_FUNCTION_INFO_V1(gnomon_branch_hist_bound);
+
+/*
+ * gnomon.branch_hist_bound_c(upper boolean) returns integer: the lower (upper false) or upper bound of the branch ids
+ * whose branch history the C read of the selected branch may need. A read of a branch now reads its own level as it
+ * is (never from the branch history); only an ancestor level, read at a child's cutoff, may need a row's image from
+ * before a later write. So for a branch of main (one level) the bounds are 1 and 0: the branch-history arm's
+ * condition (g_branch between the two) selects neither partition ([1, max] the logged one, [min, 0) the scratch one)
+ * and PostgreSQL leaves the arm out when the statement starts. Else (or with no branch selected: the pick raises)
+ * least(1, id) and the largest integer, as gnomon.branch_floor_c() bounds the branch rows. The point comes from
+ * load_point, so the pick of the same statement does not probe the catalog again.
+ */
+Datum
+gnomon_branch_hist_bound(PG_FUNCTION_ARGS)
+{
+	bool		upper = PG_GETARG_BOOL(0);
+	const char *s = GetConfigOption("gnomon.branch", true, false);
+	int32		id;
+
+	if (s == NULL || s[0] == '\0')
+		PG_RETURN_INT32(upper ? PG_INT32_MAX : 1);
+	id = pg_strtoint32(s);
+	if (load_point(CurrentMemoryContext)->nlevels <= 1)
+		PG_RETURN_INT32(upper ? 0 : 1);
+	PG_RETURN_INT32(upper ? PG_INT32_MAX : (id < 1 ? id : 1));
 }

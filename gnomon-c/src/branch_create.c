@@ -3,16 +3,16 @@
  *
  * With the module enabled (gnomon.use_c_module(true)), gnomon.branch_create is this function. A logged branch of main,
  * now, with a plain ASCII name, is created here: the name is checked (1 to 200 characters, not 'main', no control
- * character), looked up in the name's unique index (GN051 when taken, with a dirty snapshot so a committed name is
- * found whatever the caller's snapshot), and the catalog row — the id from gnomon.branch_seq, the cutoff
- * pg_current_snapshot(), the chain {id}, the snapshots {NULL}, main's snapshot the cutoff, the creating xid, the clock
- * — is inserted with table_tuple_insert and ExecInsertIndexTuples (the primary key and the name's unique index
- * checked as an INSERT checks them). No executor, no PL/pgSQL, no foreign-key trigger (a branch of main has no parent
- * to check). Every other case — a parent branch, a coordinate, a scratch branch, a name with non-ASCII or control
- * characters, a name being inserted by a transaction still in progress, a role without INSERT on gnomon.branch, a
- * trigger on gnomon.branch other than the foreign key's — goes to gnomon.branch_create_sql, the PL/pgSQL function,
- * which raises the errors. (A concurrent transaction committing the same name between the lookup and the insert makes
- * the unique index raise 23505, not GN051.)
+ * character), and the catalog row — the id from gnomon.branch_seq, the cutoff pg_current_snapshot(), the chain {id},
+ * the snapshots {NULL}, main's snapshot the cutoff, the creating xid, the clock — is inserted with table_tuple_insert
+ * and ExecInsertIndexTuples (the primary key and the name's unique index checked as an INSERT checks them: a name
+ * being inserted by a transaction in progress is waited for). The name's unique index decides whether the name is
+ * taken: its unique violation is re-thrown as GN051 (the transaction is aborted either way; the statement, as with
+ * the SQL function, creates nothing), so there is no lookup before the insert. No executor, no PL/pgSQL, no
+ * foreign-key trigger (a branch of main has no parent to check). Every other case — a parent branch, a coordinate,
+ * a scratch branch, a name with non-ASCII or control characters, a role without INSERT on gnomon.branch, a trigger on
+ * gnomon.branch other than the foreign key's — goes to gnomon.branch_create_sql, the PL/pgSQL function, which raises
+ * the errors.
  */
 #include "postgres.h"
 
@@ -166,28 +166,40 @@ plain_triggers(Relation rel)
 }
 
 /*
- * Looks the name up with a dirty snapshot: 1 when a committed (or this transaction's) row has it, -1 when a
- * transaction in progress is inserting or deleting it (the SQL path waits for it), 0 when it is free.
+ * The row's index entries. A unique violation of the name's index is re-thrown as GN051, with the message and hint
+ * of gnomon.branch_create_sql: the error is only re-labelled (copied, then thrown again with nothing done in
+ * between), and the transaction aborts as it would have.
  */
-static int
-name_taken(Relation rel, Relation idx, Datum name)
+static void
+insert_index_entries(ResultRelInfo *rri, TupleTableSlot *slot, EState *estate, text *name)
 {
-	SnapshotData dirty;
-	ScanKeyData sk;
-	IndexScanDesc scan;
-	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	int			taken = 0;
+	MemoryContext mcxt = CurrentMemoryContext;
+	const char *index_name = get_rel_name(name_idx_oid);
 
-	InitDirtySnapshot(dirty);
-	ScanKeyInit(&sk, 1, BTEqualStrategyNumber, F_TEXTEQ, name);
-	sk.sk_collation = idx->rd_indcollation[0];
-	scan = index_beginscan(rel, idx, &dirty, 1, 0);
-	index_rescan(scan, &sk, 1, NULL, 0);
-	if (index_getnext_slot(scan, ForwardScanDirection, slot))
-		taken = (TransactionIdIsValid(dirty.xmin) || TransactionIdIsValid(dirty.xmax)) ? -1 : 1;
-	index_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
-	return taken;
+	PG_TRY();
+	{
+		list_free(ExecInsertIndexTuples(rri, slot, estate, false, false, NULL, NIL));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(mcxt);
+		e = CopyErrorData();
+		if (e->sqlerrcode != ERRCODE_UNIQUE_VIOLATION || e->constraint_name == NULL || index_name == NULL
+			|| strcmp(e->constraint_name, index_name) != 0)
+			PG_RE_THROW();
+		FlushErrorState();
+		e->sqlerrcode = ERRCODE_GN_BRANCH_EXISTS;
+		e->message = psprintf("branch %s already exists", quote_literal_cstr(text_to_cstring(name)));
+		e->detail = NULL;
+		e->hint = pstrdup("Choose another name, or drop the existing branch first.");
+		e->schema_name = NULL;
+		e->table_name = NULL;
+		e->constraint_name = NULL;
+		ReThrowError(e);
+	}
+	PG_END_TRY();
 }
 
 PG_FUNCTION_INFO_V1(gnomon_branch_create);
@@ -197,9 +209,7 @@ Datum
 gnomon_branch_create(PG_FUNCTION_ARGS)
 {
 	text	   *name;
-	Relation	rel,
-				idx;
-	int			taken;
+	Relation	rel;
 	int32		id;
 	Datum		cut,
 				values[16];
@@ -239,19 +249,6 @@ gnomon_branch_create(PG_FUNCTION_ARGS)
 		table_close(rel, NoLock);
 		return create_through_sql(fcinfo);
 	}
-	idx = index_open(name_idx_oid, RowExclusiveLock);
-	taken = name_taken(rel, idx, PointerGetDatum(name));
-	index_close(idx, NoLock);
-	if (taken < 0)
-	{
-		table_close(rel, NoLock);
-		return create_through_sql(fcinfo);
-	}
-	if (taken > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_GN_BRANCH_EXISTS),
-				 errmsg("branch %s already exists", quote_literal_cstr(text_to_cstring(name))),
-				 errhint("Choose another name, or drop the existing branch first.")));
 
 	/* the row: as gnomon.branch_create_sql writes it for a branch of main, now */
 	id = (int32) nextval_internal(seq_oid, true);
@@ -294,7 +291,7 @@ gnomon_branch_create(PG_FUNCTION_ARGS)
 	ExecStoreHeapTuple(tup, slot, false);
 	table_tuple_insert(rel, slot, cid, 0, NULL);
 	if (rri->ri_NumIndices > 0)
-		list_free(ExecInsertIndexTuples(rri, slot, estate, false, false, NULL, NIL));
+		insert_index_entries(rri, slot, estate, name);
 	ExecDropSingleTupleTableSlot(slot);
 	ExecCloseIndices(rri);
 	FreeExecutorState(estate);

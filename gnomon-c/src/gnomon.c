@@ -92,6 +92,7 @@ qualified_name(Relation rel)
 }
 
 void		_PG_init(void);
+void		gnomon_branch_init(void);	/* branch.c */
 
 PG_FUNCTION_INFO_V1(gnomon_c_version);
 PG_FUNCTION_INFO_V1(gnomon_write);
@@ -128,6 +129,7 @@ _PG_init(void)
 	ctl.entrysize = sizeof(WriteTarget);
 	targets = hash_create("gnomon write targets", 64, &ctl, HASH_ELEM | HASH_BLOBS);
 	CacheRegisterRelcacheCallback(invalidate_targets, (Datum) 0);
+	gnomon_branch_init();
 }
 
 /* Reads the catalog row of the tracked table that fired the trigger (through SPI, once per backend and table). */

@@ -1,6 +1,7 @@
 package io.gnomon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -103,6 +104,58 @@ class BranchCreateCIT extends GnomonIT {
       st.execute("reset role");
     } finally {
       sql("drop owned by gn_reader", "drop owned by gn_nobody", "drop role gn_reader", "drop role gn_nobody");
+    }
+  }
+
+  /**
+   * The C create has no lookup before its insert: the name's unique index decides. A name another transaction is
+   * inserting is waited for, as by an INSERT; then GN051 when that transaction committed, the branch when it rolled
+   * back. A duplicate within one transaction is GN051 too.
+   */
+  @Test
+  void aNameBeingCreatedElsewhereIsWaitedFor() throws Exception {
+    sql("create table kv (k int primary key, v int)");
+    gnomon().track("public.kv");
+    try (var a = connect(); var sa = a.createStatement()) {
+      a.setAutoCommit(false);
+      sa.execute("select gnomon.branch_create('mine')");
+      SQLException same = assertThrows(SQLException.class, () -> sa.execute("select gnomon.branch_create('mine')"));
+      assertEquals("GN051", same.getSQLState());
+      a.rollback();
+    }
+    for (boolean commit : new boolean[] {true, false}) {
+      String name = "racing_" + commit;
+      try (var a = connect(); var sa = a.createStatement(); var b = connect(); var sb = b.createStatement()) {
+        a.setAutoCommit(false);
+        sa.execute("select gnomon.branch_create('" + name + "')");
+        int pidB;
+        try (var rs = sb.executeQuery("select pg_backend_pid()")) {
+          rs.next();
+          pidB = rs.getInt(1);
+        }
+        var second = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+          try (var rs = sb.executeQuery("select gnomon.branch_create('" + name + "')")) {
+            rs.next();
+            return "created " + (rs.getInt(1) > 0);
+          } catch (SQLException e) {
+            return e.getSQLState();
+          }
+        });
+        // the second waits for the first's transaction (a lock wait), with a deadline instead of a sleep
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!"Lock".equals(one("select coalesce(wait_event_type, '') from pg_stat_activity where pid = " + pidB))) {
+          assertFalse(second.isDone(), "the second create did not wait: " + (second.isDone() ? second.get() : ""));
+          assertTrue(System.nanoTime() < deadline, "the second create never waited for the first");
+          Thread.onSpinWait();
+        }
+        if (commit) {
+          a.commit();
+        } else {
+          a.rollback();
+        }
+        assertEquals(commit ? "GN051" : "created true", second.get(60, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals("1", one("select count(*) from gnomon.branch where branch_name = '" + name + "'"));
+      }
     }
   }
 

@@ -89,9 +89,39 @@ create or replace function gnomon.branch_use_c(enable boolean, library text) ret
 language plpgsql as $$
 begin
   if enable then
+    -- the planner support function loads the library while a read is planned, and with it the module's planner hook,
+    -- which keeps the read's scans plain index scans (gnomon-c/src/branch.c); an older build without it: no hook
+    begin
+      execute format('create or replace function gnomon.branch_pick_support(internal) returns internal language c strict as %L, %L',
+                     library, 'gnomon_branch_pick_support');
+      comment on function gnomon.branch_pick_support(internal) is
+        'Internal (the optional C module): gnomon.branch_pick_c''s planner support function; it loads the module, whose planner hook keeps the branch read''s scans plain index scans.';
+    exception when undefined_function then
+      drop function if exists gnomon.branch_pick_support(internal) cascade;
+    end;
+    -- the scratch-partition bound of the C read in one C call; an older build without it: the same bound in SQL
+    begin
+      execute format('create or replace function gnomon.branch_floor_c() returns integer language c stable parallel safe as %L, %L',
+                     library, 'gnomon_branch_floor');
+      comment on function gnomon.branch_floor_c() is
+        'Internal (the optional C module): the lowest branch id the selected branch may read (least(1, its id)); the C branch read''s partition bound.';
+    exception when undefined_function then
+      drop function if exists gnomon.branch_floor_c();
+    end;
+    -- the branch-history arm's upper bound (none for a branch of main); an older build without it: the arm always runs
+    begin
+      execute format('create or replace function gnomon.branch_hist_bound_c(upper boolean) returns integer language c stable strict parallel safe as %L, %L',
+                     library, 'gnomon_branch_hist_bound');
+      comment on function gnomon.branch_hist_bound_c(boolean) is
+        'Internal (the optional C module): the lower or upper bound of the branch ids whose branch history the C read of the selected branch may need (1 and 0, none, for a branch of main).';
+    exception when undefined_function then
+      drop function if exists gnomon.branch_hist_bound_c(boolean);
+    end;
     begin
       execute format('create or replace function gnomon.branch_pick_c(table_id integer, place integer, branch integer, id bigint, '
-                     'no_row boolean, variadic key "any") returns boolean language c stable cost 1000 as %L, %L', library, 'gnomon_branch_pick');
+                     'no_row boolean, variadic key "any") returns boolean language c stable cost 1000 %s as %L, %L',
+                     case when pg_catalog.to_regprocedure('gnomon.branch_pick_support(internal)') is not null
+                          then 'support gnomon.branch_pick_support' else '' end, library, 'gnomon_branch_pick');
       comment on function gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any") is
         'Internal (the optional C module): whether a row of a branch view''s read holds its key''s state on the selected branch.';
     exception when undefined_function then
@@ -103,6 +133,9 @@ begin
   end if;
   if not enable then
     drop function gnomon.branch_pick_c(integer, integer, integer, bigint, boolean, "any");
+    drop function if exists gnomon.branch_pick_support(internal);
+    drop function if exists gnomon.branch_floor_c();
+    drop function if exists gnomon.branch_hist_bound_c(boolean);
   end if;
   perform gnomon.install_branch_create(case when enable then library end);
   perform gnomon.install_branch_objects(t.table_id) from gnomon.tracked_table t order by t.table_id;
@@ -468,7 +501,7 @@ declare
   at_body text; trg_body text; diff_body text; keys_body text;
   s_cols text; ret_cols text; rb name; rh name; h_cols text; b_cols text; img_b text; img_h text; img_l text;
   beq_l text; beq_x text; keys_b text; keys_x text; keys_a text; key_args text; hkey_params text;
-  bimg name; too_old text;
+  bimg name; too_old text; floor_c text; hist_c boolean;
   old_cols text; new_cols text; cur_cols text; old_keys text; new_keys text; ceq_old text; ceq_new text; aeq_new text;
   set_new text; set_del text; key_changed text; key_json text;
   con record; d record;
@@ -685,21 +718,24 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, keys_b, bimg, img_b, bh, r
   -- tombstone, a history row whose image is no row, and main's insert version are passed with g_norow, never picked
   -- though they still decide the key), so PostgreSQL flattens the union and pushes the key condition and the pick into
   -- each scan: a point read starts four index scans and an Append, and no sort, unique, nested loop or catalog init
-  -- plan. (The arms' extra columns are named g_*, like the SQL read's: a table column named g_place, g_prune, g_br,
+  -- plan. (The arms' extra columns are named g_*, like the SQL read's: a table column named g_place, g_prune, g_hprune, g_br,
   -- g_id or g_norow would clash.)
   if gnomon.branch_c_enabled() then
+    floor_c := case when pg_catalog.to_regprocedure('gnomon.branch_floor_c()') is not null then 'gnomon.branch_floor_c()'
+                    else 'least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)' end;
+    hist_c := pg_catalog.to_regprocedure('gnomon.branch_hist_bound_c(boolean)') is not null;
     execute format('create or replace function gnomon_t.%I() returns table (%s) language sql stable as %L',
                    gnomon.object_name(tt.base_name, '_cur'), ret_cols, format($b$
   select %1$s from (
-    select 0 as g_place, null::integer as g_prune, 0 as g_br, 0::bigint as g_id, false as g_norow, %2$s from %3$s l
+    select 0 as g_place, null::integer as g_prune, null::integer as g_hprune, 0 as g_br, 0::bigint as g_id, false as g_norow, %2$s from %3$s l
     union all
-    select 1, b.g_branch, b.g_branch, 0::bigint, b.g_del, %4$s from gnomon_t.%5$I b
+    select 1, b.g_branch, null::integer, b.g_branch, 0::bigint, b.g_del, %4$s from gnomon_t.%5$I b
     union all
-    select 2, h.g_branch, h.g_branch, h.g_vid, h.g_del is not false, %6$s from gnomon_t.%7$I h
+    select 2, null::integer, h.g_branch, h.g_branch, h.g_vid, h.g_del is not false, %6$s from gnomon_t.%7$I h
     union all
-    select 3, null::integer, 0, h.g_vid, h.g_op = 'I', %6$s from %8$s h
+    select 3, null::integer, null::integer, 0, h.g_vid, h.g_op = 'I', %6$s from %8$s h
   ) u
-  where gnomon.branch_pick_c(%9$s, u.g_place, u.g_br, u.g_id, u.g_norow, %10$s) %11$s
+  where gnomon.branch_pick_c(%9$s, u.g_place, u.g_br, u.g_id, u.g_norow, %10$s) %11$s %12$s
 $b$,
       (select string_agg(format('u.%I', x->>'name'), ', ' order by (x->>'attnum')::int) from jsonb_array_elements(tt.columns) x),
       (select string_agg(format('l.%I', x->>'name'), ', ' order by (x->>'attnum')::int) from jsonb_array_elements(tt.columns) x),
@@ -709,14 +745,24 @@ $b$,
       rb,
       (select string_agg(format(case when x->>'type' = x->>'storetype' then 'h.%I' else 'h.%I::%s' end, x->>'name', x->>'type'), ', ' order by (x->>'attnum')::int)
          from jsonb_array_elements(tt.columns) x),
-      rh, hist, tt.table_id,
+      case when hist_c then bh else rh end, hist, tt.table_id,
       (select string_agg(format(case when x->>'type' = x->>'storetype' then 'u.%I' else 'u.%I::%s' end, x->>'name', x->>'storetype'), ', ' order by o)
          from unnest(tt.key_columns) with ordinality k(k, o) join jsonb_array_elements(tt.columns) x on x->>'name' = k.k),
       -- while a scratch branch exists (the arms name the partitioned branch tables): the partition the selected
-      -- branch cannot read is left out when the statement starts, as in the SQL read above
+      -- branch cannot read is left out when the statement starts, as in the SQL read above, by a bound on g_branch
+      -- that gnomon.branch_floor_c() computes (least(1, the selected branch's id); one C call, where the same bound in
+      -- SQL, kept for a catalog re-installed over a library enabled before it had the function, is five)
       -- (g_prune is null in the arms of main: the condition folds to true there when the statement is planned, so it
-      -- adds no node to them; in the branch arms it is not an index condition, so the scans stay plain index scans)
-      case when rb = bt then 'and (u.g_prune is null or u.g_prune >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer))' else '' end));
+      -- adds no node to them; in the branch arms it is not an index condition: a condition of an arm's own would keep
+      -- PostgreSQL from flattening the union, a sub-query scan and an append more per branch arm)
+      case when rb = bt then format('and (u.g_prune is null or u.g_prune >= %s)', floor_c) else '' end,
+      -- the branch-history arm: a branch of main (one level) never reads it (its own level is read as it is), so
+      -- with gnomon.branch_hist_bound_c it names the partitioned branch history, bounded by two values that select
+      -- no partition for a branch of main (1 and 0): the arm is left out when the statement starts, one index scan
+      -- fewer; deeper branches read it as before (g_hprune, like g_prune, is null in the other arms, where the
+      -- condition folds to true)
+      case when hist_c then 'and (u.g_hprune is null or u.g_hprune between gnomon.branch_hist_bound_c(false) and gnomon.branch_hist_bound_c(true))'
+           when rb = bt then format('and (u.g_hprune is null or u.g_hprune >= %s)', floor_c) else '' end));
   end if;
   execute format('comment on function gnomon_t.%I(gnomon.point) is %L', gnomon.object_name(tt.base_name, '_at'),
                  format('Rows of %s at a point: main or a branch, now or as of a coordinate (gnomon.point(branch, coordinate)). Generated by gnomon.track().', tab));
