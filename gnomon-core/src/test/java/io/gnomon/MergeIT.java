@@ -47,6 +47,47 @@ class MergeIT extends GnomonIT {
   }
 
   @Test
+  void reviewedEdgesWideTablesAColumnNamedXPartialMergesUniqueViolationsAndNullArguments() throws Exception {
+    // 51 non-key columns (jsonb_build_object took up to 200 arguments: 54023), a column named x (it shadowed the
+    // merge's row alias: 42804), a UNIQUE column (ON CONFLICT without a target swallowed the violation and the merge
+    // retried into 40001 forever), and a merge of some tables that would have marked the others' changes as merged
+    StringBuilder wide = new StringBuilder("create table wide (id int primary key");
+    for (int i = 1; i <= 51; i++) {
+      wide.append(", c").append(i).append(" int default ").append(i);
+    }
+    sql(wide.append(")").toString(), "insert into wide (id) values (1)",
+        "create table nx (id int primary key, x int, other int)", "insert into nx values (1, 1, 1)",
+        "create table uq (id int primary key, note text unique)", "insert into uq values (1, 'a')");
+    gnomon().track("public.wide");
+    gnomon().track("public.nx");
+    gnomon().track("public.uq");
+    gnomon().branches().create("edges");
+    try (var c = connect();
+        var st = c.createStatement()) {
+      st.execute("select gnomon.branch_use('edges')");
+      st.executeUpdate("update wide set c51 = 100");
+      st.executeUpdate("update nx set x = 5");
+      st.executeUpdate("insert into uq values (2, 'dup')");
+    }
+    sql("update nx set other = 9", "insert into uq values (3, 'dup')");
+    java.sql.SQLException partial = org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class,
+        () -> one("select (gnomon.merge('edges', 'main', tables => array['public.wide'])).status"));
+    assertEquals("GN060", partial.getSQLState(), partial.getMessage());
+    assertTrue(partial.getMessage().contains("public.nx") && partial.getMessage().contains("public.uq"), partial.getMessage());
+    assertEquals("dry_run", one("select (gnomon.merge('edges', 'main', dry_run => true, tables => array['public.wide'])).status"));
+    assertEquals("GN021", org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class,
+        () -> one("select (gnomon.merge('edges', 'main', dry_run => null)).status")).getSQLState());
+    java.sql.SQLException unique = org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class,
+        () -> one("select (gnomon.merge('edges', 'main')).status"));
+    assertEquals("23505", unique.getSQLState(), "the target's UNIQUE constraint, not a retry: " + unique.getMessage());
+    sql("delete from uq where id = 3");
+    assertEquals("applied", one("select (gnomon.merge('edges', 'main')).status"));
+    assertEquals("100", one("select c51 from wide"));
+    assertEquals("5|9", one("select x || '|' || other from nx"));
+    assertEquals("dup", one("select note from uq where id = 2"));
+  }
+
+  @Test
   void everyStrategyMergesBothSidesChanges() throws Exception {
     items();
     Merges merges = gnomon().merges();

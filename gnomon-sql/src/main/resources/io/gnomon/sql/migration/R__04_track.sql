@@ -17,7 +17,7 @@
 create or replace function gnomon.reserved_column_names() returns name[]
 language sql immutable parallel safe as $$
   select array['g_action', 'g_b', 'g_bl', 'g_br', 'g_branch', 'g_conflicts', 'g_cp', 'g_cxid', 'g_del', 'g_fr',
-               'g_hprune', 'g_id', 'g_img', 'g_lvl', 'g_lx', 'g_mb', 'g_mc', 'g_mcls', 'g_ml', 'g_mo', 'g_mr', 'g_mt',
+               'g_hprune', 'g_id', 'g_img', 'g_live', 'g_lvl', 'g_lx', 'g_mb', 'g_mc', 'g_mcls', 'g_ml', 'g_mo', 'g_mr', 'g_mt',
                'g_norow', 'g_o', 'g_op', 'g_ox', 'g_place', 'g_prune', 'g_r', 'g_row', 'g_same', 'g_sub', 'g_t',
                'g_vid', 'g_x', 'g_xid', 'g_xmin', 'gnomon_rn']::name[]
 $$;

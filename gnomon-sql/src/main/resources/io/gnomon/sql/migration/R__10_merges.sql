@@ -180,6 +180,19 @@ begin
 end $$;
 comment on function gnomon.merge_base(integer, integer) is 'Internal: the base point of a merge of a pair of branches (0: main).';
 
+-- Whether a tracked table differs between two points (its generated diff returns a row).
+create or replace function gnomon.point_has_changes(tt gnomon.tracked_table, a gnomon.point, b gnomon.point) returns boolean
+language plpgsql stable as $$
+declare
+  found_one boolean;
+begin
+  execute format('select exists (select 1 from gnomon_t.%I($1, $2))', gnomon.object_name(tt.base_name, '_diff'))
+    into found_one using a, b;
+  return found_one;
+end $$;
+comment on function gnomon.point_has_changes(gnomon.tracked_table, gnomon.point, gnomon.point) is
+  'Internal: whether a tracked table differs between two points (used to refuse a merge of some tables that would leave the others'' changes behind).';
+
 -- SQL that reads a tracked table's rows at a point for a set of keys, set-based and typed: joins, the left joins to
 -- append to a FROM clause whose relation keys (columns named as the key) holds distinct keys, and pick, an
 -- expression of the table's own row type: the row at the point, or NULL when the key has no row there. It is the
@@ -262,15 +275,16 @@ end $$;
 comment on function gnomon.merge_read_sql(gnomon.tracked_table, gnomon.point, text, text, text, text) is
   'Internal: SQL reading a table''s rows at a point for a set of keys, set-based and typed (the keyed form of <base>_at): left joins, the row''s expression, and whether it is the live row.';
 
--- SQL of a jsonb object from a list of alternating key and value expressions: one jsonb_build_object per 50 pairs
--- (a function takes at most 100 arguments), concatenated.
+-- SQL of a jsonb object from a list of parts, each a key expression, a value expression, or a "key, value" pair: one
+-- jsonb_build_object per 50 parts (a function takes at most 100 arguments, and a pair is two), concatenated; 50 is
+-- even, so alternating keys and values stay together.
 create or replace function gnomon.merge_build_object(parts text[]) returns text
 language sql immutable as $$
   select coalesce(string_agg(format('jsonb_build_object(%s)', c.args), ' || ' order by c.n), '''{}''::jsonb')
-    from (select (i - 1) / 100 as n, string_agg(parts[i], ', ' order by i) as args
-            from generate_subscripts(parts, 1) i group by (i - 1) / 100) c
+    from (select (i - 1) / 50 as n, string_agg(parts[i], ', ' order by i) as args
+            from generate_subscripts(parts, 1) i group by (i - 1) / 50) c
 $$;
-comment on function gnomon.merge_build_object(text[]) is 'Internal: SQL of a jsonb object built from key and value expressions, 50 pairs per call.';
+comment on function gnomon.merge_build_object(text[]) is 'Internal: SQL of a jsonb object built from key and value expressions (or pairs), 50 parts per call.';
 
 -- Plans a merge of one table into its typed temporary table pg_temp.gnomon_merge_plan_<table_id> (merge_prepare
 -- creates it): one row per key the source changed since the base, with its key columns, the action (insert, update,
@@ -297,7 +311,7 @@ declare
 begin
   select string_agg(format('x.%I', k), ', ' order by o), string_agg(format('p.%I', k), ', ' order by o),
          string_agg(format('q.%I', k), ', ' order by o), string_agg(format('z.%I', k), ', ' order by o),
-         string_agg(format('%L, m.%I', k, k), ', ' order by o), string_agg(format('x.%1$I = kk.%1$I', k), ' and ' order by o)
+         string_agg(format('%L, m.%I', k, k), ', ' order by o), string_agg(format('g_live.%1$I = kk.%1$I', k), ' and ' order by o)
     into keys_x, keys_p, keys_q, keys_z, key_json_m, keys_match
     from unnest(tt.key_columns) with ordinality u(k, o);
   select coalesce((select r.delete_vs_update from gnomon.merge_rule r where r.table_id = tt.table_id), 'conflict') into rule;
@@ -327,16 +341,16 @@ begin
   if target_id = 0 and replan is null then
     ours_cte := 'c0 as (select dd.*, dd.g_ml as g_mo, dd.g_lx as g_ox, dd.g_bl as g_same from dd)';
   elsif target_id = 0 then
-    ours_cte := format('o as materialized (select dd.*, l.x as g_mo, l.g_x as g_ox, false as g_same from dd cross join lateral (select x, x.xmin as g_x from %1$s x where %2$s for update of x) l), '
+    ours_cte := format('o as materialized (select dd.*, l.g_live as g_mo, l.g_x as g_ox, false as g_same from dd cross join lateral (select g_live, g_live.xmin as g_x from %1$s g_live where %2$s for update of g_live) l), '
                        'c0 as (select * from o union all select dd.*, null::%1$s, null::xid, false from dd where not exists (select 1 from o where %3$s))',
-                       tab, (select string_agg(format('x.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k),
+                       tab, (select string_agg(format('g_live.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k),
                        (select string_agg(format('o.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k));
   else
     rd := gnomon.merge_read_sql(tt, ours, '$4', 'dd', '_o', 'dd.g_ml');
     ours_cte := format('c0 as (select dd.*, %s as g_mo, null::xid as g_ox, (dd.g_bl and %s) as g_same from dd%s)', rd.pick, rd.picks_live, rd.joins);
   end if;
-  rb := gnomon.merge_read_sql(tt, base, '$2', 'kk', '_b', 'lv.x');
-  rt := gnomon.merge_read_sql(tt, theirs, '$3', 'kk', '_t', 'lv.x');
+  rb := gnomon.merge_read_sql(tt, base, '$2', 'kk', '_b', 'lv.g_live');
+  rt := gnomon.merge_read_sql(tt, theirs, '$3', 'kk', '_t', 'lv.g_live');
 
   -- both sides have the row: column by column with each column's strategy (the other rows merge null records,
   -- which the per-column rule converges without calling a strategy)
@@ -382,9 +396,9 @@ begin
       -- live row (an index probe per key: the planner cannot know how many keys come, and must not hash the table);
       -- materialized only where two parts of the statement read it (a re-plan on main): storing 50,000 rows of
       -- three row values cost about 150 ms of CPU
-      select * from (select kk.*, %2$s as g_mb, %3$s as g_mt, lv.x as g_ml, lv.g_x as g_lx, %29$s as g_bl
+      select * from (select kk.*, %2$s as g_mb, %3$s as g_mt, lv.g_live as g_ml, lv.g_x as g_lx, %29$s as g_bl
                        from kk%15$s%16$s
-                       left join lateral (select x, x.xmin as g_x from %11$s x where %17$s offset 0) lv on true offset 0) d
+                       left join lateral (select g_live, g_live.xmin as g_x from %11$s g_live where %17$s offset 0) lv on true offset 0) d
        where %21$s
     ), %4$s, c as (
       select c0.*,
@@ -518,6 +532,10 @@ begin
   base := gnomon.merge_base(source_id, target_id);
   theirs := gnomon.point(source, 'v1:' || pg_current_snapshot()::text);
   ours := gnomon.point(target);
+  if cardinality(tables) = 0 then
+    raise exception using errcode = 'GN021', message = format('merge of %s into %s names no table', source, target),
+      hint = 'Pass the tables to merge, or null (the default) for every tracked table.';
+  end if;
   if tables is not null then
     select array_agg((gnomon.tracked(x)).table_id) into ids from unnest(tables) x;
   end if;
@@ -670,7 +688,7 @@ begin
         if n_ins > 0 then
           -- a key inserted concurrently meanwhile is not overwritten: it is re-planned
           execute format('with u as (insert into %1$s (%2$s) %3$s select %4$s from pg_temp.%5$I p where p.g_action = ''insert''%6$s'
-                         ' on conflict do nothing returning %7$s)'
+                         ' on conflict (%7$s) do nothing returning %7$s)'
                          ' select coalesce(array_agg(p.ctid), ''{}'') from pg_temp.%5$I p where p.g_action = ''insert''%6$s'
                          ' and not exists (select 1 from u where %8$s)',
                          tgt, cols,
@@ -791,7 +809,29 @@ declare
   replanned boolean;
   detail text; r record; tt gnomon.tracked_table; tids tid[];
 begin
+  if dry_run is null then
+    raise exception using errcode = 'GN021', message = format('merge of %s into %s: dry_run is null', source, target),
+      hint = 'Pass true to plan only (nothing is written) or false to merge.';
+  end if;
   select * into prep from gnomon.merge_prepare(source, target, tables);
+  -- a merge is recorded for the pair, and the next one starts from it for every table: a merge of some tables must
+  -- not leave source changes of the others behind, or they would count as merged and never come (a dry run records
+  -- nothing the next merge starts from)
+  if tables is not null and not dry_run then
+    select string_agg(format('%I.%I', t.schema_name, t.table_name), ', ' order by t.table_id) into detail
+      from gnomon.tracked_table t
+     where not t.table_id = any (select (gnomon.tracked(x)).table_id from unnest(tables) x)
+       and ((prep.base).main_snap is null or pg_visible_in_snapshot(t.track_xid, (prep.base).main_snap))
+       and ((prep.theirs).main_snap is null or pg_visible_in_snapshot(t.track_xid, (prep.theirs).main_snap))
+       and gnomon.point_has_changes(t, prep.base, prep.theirs);
+    if detail is not null then
+      raise exception using errcode = 'GN060',
+        message = format('merging only %s of %s into %s would leave %s''s changes to %s behind: the next merge of the pair starts after this one',
+                         array_to_string(tables, ', '), source, target, source, detail),
+        hint = 'Merge every table (tables => null), or name those too; a dry run (dry_run => true) may name any tables.';
+    end if;
+    detail := null;
+  end if;
   for attempt in 1 .. 3 loop
     -- the plan's counts, in one pass
     select count(*) filter (where p.action = 'insert'), count(*) filter (where p.action = 'update'),

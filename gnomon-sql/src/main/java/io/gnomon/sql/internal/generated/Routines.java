@@ -82,6 +82,7 @@ import io.gnomon.sql.internal.generated.routines.ParseCoordinate;
 import io.gnomon.sql.internal.generated.routines.ParsePosition;
 import io.gnomon.sql.internal.generated.routines.PastSnapshot;
 import io.gnomon.sql.internal.generated.routines.Point;
+import io.gnomon.sql.internal.generated.routines.PointHasChanges;
 import io.gnomon.sql.internal.generated.routines.PointTooOld;
 import io.gnomon.sql.internal.generated.routines.ReadSnapshot;
 import io.gnomon.sql.internal.generated.routines.ReservedColumnNames;
@@ -2701,6 +2702,56 @@ public class Routines {
         Point f = new Point();
         f.setBranchName(branchName);
         f.setCoordinate(coordinate);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.point_has_changes</code>
+     */
+    public static Boolean pointHasChanges(
+          Configuration configuration
+        , TrackedTableRecord tt
+        , PointRecord a
+        , PointRecord b
+    ) {
+        PointHasChanges f = new PointHasChanges();
+        f.setTt(tt);
+        f.setA(a);
+        f.setB(b);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.point_has_changes</code> as a field.
+     */
+    public static Field<Boolean> pointHasChanges(
+          TrackedTableRecord tt
+        , PointRecord a
+        , PointRecord b
+    ) {
+        PointHasChanges f = new PointHasChanges();
+        f.setTt(tt);
+        f.setA(a);
+        f.setB(b);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.point_has_changes</code> as a field.
+     */
+    public static Field<Boolean> pointHasChanges(
+          Field<TrackedTableRecord> tt
+        , Field<PointRecord> a
+        , Field<PointRecord> b
+    ) {
+        PointHasChanges f = new PointHasChanges();
+        f.setTt(tt);
+        f.setA(a);
+        f.setB(b);
 
         return f.asField();
     }
