@@ -174,7 +174,8 @@ comment on function gnomon.sync_privileges(text) is
   'Gives the generated objects of one tracked table (or of all, when null) the table''s privileges now; the GRANT/REVOKE event trigger does it by itself. Returns the number of grants and revokes run.';
 
 create or replace function gnomon.track(table_name text) returns integer
-language plpgsql as $$
+-- (the installer's "does not exist, skipping" notices are noise to the caller: only warnings and errors reach them)
+language plpgsql set client_min_messages = warning as $$
 declare
   rel oid := gnomon.resolve_table(table_name);
   c pg_class;
