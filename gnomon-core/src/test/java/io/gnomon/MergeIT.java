@@ -47,6 +47,30 @@ class MergeIT extends GnomonIT {
   }
 
   @Test
+  void aResolutionValueThatDoesNotFitTheColumnIsRefusedWhenDeclared() throws Exception {
+    // it was accepted, and the next merge of the pair then failed with a raw 22P02 until it was declared again
+    sql("create table rv (id int primary key, bal int)", "insert into rv values (1, 10)");
+    gnomon().track("public.rv");
+    gnomon().branches().create("rvb");
+    try (var c = connect();
+        var st = c.createStatement()) {
+      st.execute("select gnomon.branch_use('rvb')");
+      st.executeUpdate("update rv set bal = 20");
+    }
+    sql("update rv set bal = 30");
+    String id = one("select (gnomon.merge('rvb', 'main')).merge_id");
+    for (String bad : new String[] {"'\"abc\"'", "'99999999999'"}) {
+      java.sql.SQLException e = org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class,
+          () -> one("select gnomon.merge_resolve(" + id + ", 'public.rv', '{\"id\":1}', 'bal', 'value', " + bad + ")"));
+      assertEquals("GN021", e.getSQLState(), e.getMessage());
+      assertTrue(e.getMessage().contains("bal"), e.getMessage());
+    }
+    one("select gnomon.merge_resolve(" + id + ", 'public.rv', '{\"id\":1}', 'bal', 'value', '25')");
+    assertEquals("applied", one("select (gnomon.merge('rvb', 'main')).status"));
+    assertEquals("25", one("select bal from rv"));
+  }
+
+  @Test
   void reviewedEdgesWideTablesAColumnNamedXPartialMergesUniqueViolationsAndNullArguments() throws Exception {
     // 51 non-key columns (jsonb_build_object took up to 200 arguments: 54023), a column named x (it shadowed the
     // merge's row alias: 42804), a UNIQUE column (ON CONFLICT without a target swallowed the violation and the merge

@@ -956,6 +956,18 @@ begin
     raise exception using errcode = 'GN021', message = format('invalid resolution %L%s', choice, case when value is not null then ' with a value' else '' end),
       hint = 'Resolve a column with ours, theirs, base, or value plus the value; a row with ours or theirs.';
   end if;
+  -- a value must be one of the column's type, as the merge will write it (into the row, by jsonb_populate_record):
+  -- checked now, or the next merge of the pair fails until the resolution is declared again
+  if choice = 'value' then
+    begin
+      execute format('select (jsonb_populate_record(null::%I.%I, $1)).%I', tt.schema_name, tt.table_name, c.column_name)
+        using jsonb_build_object(c.column_name, value);
+    exception when others then
+      raise exception using errcode = 'GN021',
+        message = format('value %s does not fit column %I of %I.%I: %s', value, c.column_name, tt.schema_name, tt.table_name, sqlerrm),
+        hint = 'Pass a JSON value the column''s type accepts (a number for a numeric column, a string for text, ...).';
+    end;
+  end if;
   insert into gnomon.merge_resolution (source_id, target_id, table_id, key, column_name, base, ours, theirs, choice, value)
   values (m.source_id, m.target_id, tt.table_id, c.key, c.column_name, c.base, c.ours, c.theirs, choice, value)
   on conflict on constraint merge_resolution_pkey do update
