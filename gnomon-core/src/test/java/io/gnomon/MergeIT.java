@@ -326,6 +326,12 @@ class MergeIT extends GnomonIT {
     assertThrows(MergeException.class, () -> merges.setStrategy("public.item", "qty", "json"));
     assertThrows(InvalidArgumentException.class, () -> merges.setStrategy("public.item", "id", "max"));
     assertThrows(InvalidArgumentException.class, () -> merges.setStrategy("public.item", "nope", "max"));
+    // the json strategy's options are checked when declared (a bad one failed the next merge instead)
+    for (String bad : new String[] {"{\"max_depth\": \"x\"}", "{\"max_depth\": -1}", "{\"max_nodes\": 0}", "{\"arrays_as_sets\": \"yes\"}"}) {
+      java.sql.SQLException e = assertThrows(java.sql.SQLException.class,
+          () -> one("select gnomon.set_merge_strategy('public.item', 'doc', 'json', '" + bad + "')"), bad);
+      assertEquals("GN021", e.getSQLState(), bad);
+    }
     MergeException noMerge = assertThrows(MergeException.class, () -> merges.conflicts(12345));
     assertEquals("GN063", noMerge.sqlState());
     assertEquals("0", one("select count(*) from gnomon.merge_strategy"));

@@ -110,9 +110,14 @@ begin
     perform gnomon.check_merge_strategy(strategy, (col->>'typid')::oid, format('column %I of %s', column_name, table_name), custom_function);
   end if;
   if options is not null and (strategy <> 'json' or jsonb_typeof(options) <> 'object'
-                              or exists (select 1 from jsonb_object_keys(options) k where k not in ('arrays_as_sets', 'max_depth', 'max_nodes'))) then
+                              or exists (select 1 from jsonb_object_keys(options) k where k not in ('arrays_as_sets', 'max_depth', 'max_nodes'))
+                              -- each value of its type: a boolean, positive integers (checked now, not by the next merge)
+                              or jsonb_typeof(coalesce(options->'arrays_as_sets', 'true')) <> 'boolean'
+                              or exists (select 1 from jsonb_each(options) e where e.key in ('max_depth', 'max_nodes')
+                                            and (jsonb_typeof(e.value) <> 'number' or e.value::text !~ '^[0-9]+$'
+                                                 or e.value::text::numeric < 1 or e.value::text::numeric > 2147483647))) then
     raise exception using errcode = 'GN021', message = format('invalid options %s for strategy %s', options, strategy),
-      hint = 'Only json takes options: {"arrays_as_sets": true, "max_depth": 64, "max_nodes": 100000}.';
+      hint = 'Only json takes options: {"arrays_as_sets": true, "max_depth": 64, "max_nodes": 100000} (a boolean and positive integers).';
   end if;
   insert into gnomon.merge_strategy (table_id, column_name, strategy, options, custom_function)
   values (tt.table_id, column_name, strategy, options, custom_function)
