@@ -88,8 +88,11 @@ class FeedBranchIT extends FeedTestBase {
       for (Future<?> f : writers) {
         f.get(60, TimeUnit.SECONDS);
       }
-      writing.set(false);
+      // the last tick first, then the drain's stop: a drain that sees the stop and then an empty page has read every
+      // batch up to a tick taken after the writers' last commit (the other order let it stop before the last batch was
+      // cut, and lose the writes committed after the ticker's last tick)
       ticking.tick();
+      writing.set(false);
       dev = devDrain.get(60, TimeUnit.SECONDS);
       main = drain("on_main", 1 + random.nextInt(50));
     } finally {

@@ -91,6 +91,16 @@ class FeedErrorsIT extends FeedTestBase {
     InvalidPositionException future =
         assertThrows(InvalidPositionException.class, () -> feed().ack("b", FeedPosition.afterTick(1_000_000)));
     assertTrue(future.getMessage().contains("after the last tick"), future.getMessage());
+    // an event of the batch after the last tick: that batch is not cut, so no page delivered the position (it was
+    // accepted, and the consumer then skipped the batch's events once it was cut)
+    long last = Long.parseLong(one("select max(tick_id) from gnomon.tick"));
+    InvalidPositionException uncut = assertThrows(InvalidPositionException.class,
+        () -> sqlTranslated("select gnomon.feed_ack('b', 'v1:" + last + ":999999:999999')"));
+    assertTrue(uncut.getMessage().contains("after the last tick"), uncut.getMessage());
+    sql("insert into back values (3, 'c')");
+    tick();
+    FeedPage third = feed().poll("b", 10);
+    assertEquals(1, third.events().size(), "the next batch is delivered whole: " + third.events());
   }
 
   @Test

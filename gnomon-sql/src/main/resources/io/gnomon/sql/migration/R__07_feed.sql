@@ -581,7 +581,9 @@ begin
       message = format('position %s is before the position %s its page was read after', event_position, read_after),
       hint = 'Pass the position of the last event of the page, and the position the page was read after.';
   end if;
-  if p.tick_id > coalesce((select max(k.tick_id) from gnomon.tick k), 0) then
+  -- (tick, 0, 0) ends the batches up to tick; (tick, txn_key, vid) names an event of the batch after tick, which
+  -- exists only once the next tick has cut it
+  if (p.tick_id, p.txn_key, p.vid) > (coalesce((select max(k.tick_id) from gnomon.tick k), 0), 0, 0) then
     raise exception using errcode = 'GN033',
       message = format('position %s is after the last tick: no page delivered it', event_position),
       hint = 'Acknowledge a position that gnomon.feed_read returned (event_position of a row).';
