@@ -166,6 +166,38 @@ comment on function gnomon.bad_branch_argument(text, boolean) is 'Internal: GN02
 -- This is gnomon.branch_create_sql; gnomon.branch_create is the same body (gnomon.install_branch_create), or, with the
 -- optional C module enabled, a C function that creates a logged branch of main, now, itself and calls this one for
 -- every other case (gnomon-c/src/branch_create.c).
+-- Run as the catalog's owner, so that a role given the catalog's writes (gnomon.grant_catalog_writes) needs no
+-- ownership of gnomon_t: regenerating every table's branch objects when the first scratch branch is created or the last
+-- one dropped, and deleting the rows of dropped branches. Both touch nothing a caller chooses: the first regenerates
+-- what the catalog says, the second deletes only rows of branch ids that have no catalog row any more.
+create or replace function gnomon.refresh_branch_objects() returns void
+language plpgsql security definer set search_path = pg_catalog, pg_temp set client_min_messages = warning as $$
+begin
+  perform gnomon.install_branch_objects(t.table_id) from gnomon.tracked_table t order by t.table_id;
+end $$;
+comment on function gnomon.refresh_branch_objects() is
+  'Internal: regenerates every tracked table''s branch objects (as the catalog''s owner); called when the first scratch branch is created and the last one dropped.';
+revoke execute on function gnomon.refresh_branch_objects() from public;
+
+create or replace function gnomon.branch_rows_drop(ids integer[]) returns void
+language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
+declare
+  tt gnomon.tracked_table;
+  gone integer[];
+begin
+  select array_agg(i) into gone from unnest(ids) i where not exists (select 1 from gnomon.branch x where x.branch_id = i);
+  if gone is null then
+    return;
+  end if;
+  for tt in select * from gnomon.tracked_table loop
+    execute format('delete from gnomon_t.%I where g_branch = any ($1)', gnomon.object_name(tt.base_name, '_b')) using gone;
+    execute format('delete from gnomon_t.%I where g_branch = any ($1)', gnomon.object_name(tt.base_name, '_bh')) using gone;
+  end loop;
+end $$;
+comment on function gnomon.branch_rows_drop(integer[]) is
+  'Internal: deletes the rows of dropped branches (ids without a catalog row) from every tracked table''s branch tables, as the catalog''s owner; called by gnomon.branch_drop.';
+revoke execute on function gnomon.branch_rows_drop(integer[]) from public;
+
 create or replace function gnomon.branch_create_sql(branch_name text, parent text default 'main', at text default null,
                                                     scratch boolean default false) returns integer
 language plpgsql as $$
@@ -224,7 +256,7 @@ begin
     insert into gnomon.scratch_alive values (id);
     -- the first scratch branch: reads must look at the unlogged partitions from now on
     if not exists (select 1 from gnomon.branch x where x.branch_id < 0 and x.branch_id <> id) then
-      perform gnomon.install_branch_objects(t.table_id) from gnomon.tracked_table t order by t.table_id;
+      perform gnomon.refresh_branch_objects();
     end if;
   end if;
   return id;
@@ -273,7 +305,6 @@ language plpgsql as $$
 declare
   b gnomon.branch;
   ids integer[];
-  tt gnomon.tracked_table;
 begin
   if branch_name = 'main' then
     raise exception using errcode = 'GN021', message = 'main cannot be dropped: it is the tables themselves, not a branch',
@@ -303,15 +334,13 @@ begin
                           from gnomon.consumer k where k.branch_id = any (ids))),
       hint = 'Unregister them first (gnomon.feed_unregister), so none of them misses changes silently.';
   end if;
-  for tt in select * from gnomon.tracked_table loop
-    execute format('delete from gnomon_t.%I where g_branch = any ($1)', gnomon.object_name(tt.base_name, '_b')) using ids;
-    execute format('delete from gnomon_t.%I where g_branch = any ($1)', gnomon.object_name(tt.base_name, '_bh')) using ids;
-  end loop;
+  -- the catalog rows first (the caller's privilege on gnomon.branch decides), then their rows in every table
   delete from gnomon.scratch_alive where branch_id = any (ids);
   delete from gnomon.branch x where x.branch_id = any (ids);
+  perform gnomon.branch_rows_drop(ids);
   -- the last scratch branch gone: reads skip the unlogged partitions again
   if exists (select 1 from unnest(ids) i where i < 0) and not exists (select 1 from gnomon.branch x where x.branch_id < 0) then
-    perform gnomon.install_branch_objects(t.table_id) from gnomon.tracked_table t order by t.table_id;
+    perform gnomon.refresh_branch_objects();
   end if;
   return array_length(ids, 1);
 end $$;

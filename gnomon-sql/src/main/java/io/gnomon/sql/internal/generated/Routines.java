@@ -12,6 +12,7 @@ import io.gnomon.sql.internal.generated.routines.BranchDrop;
 import io.gnomon.sql.internal.generated.routines.BranchIntact;
 import io.gnomon.sql.internal.generated.routines.BranchLabel;
 import io.gnomon.sql.internal.generated.routines.BranchRename;
+import io.gnomon.sql.internal.generated.routines.BranchRowsDrop;
 import io.gnomon.sql.internal.generated.routines.BranchSchema;
 import io.gnomon.sql.internal.generated.routines.BranchUse;
 import io.gnomon.sql.internal.generated.routines.BranchUseC;
@@ -43,6 +44,7 @@ import io.gnomon.sql.internal.generated.routines.FeedRegister;
 import io.gnomon.sql.internal.generated.routines.FeedUnregister;
 import io.gnomon.sql.internal.generated.routines.FindBranch;
 import io.gnomon.sql.internal.generated.routines.FollowTableChange;
+import io.gnomon.sql.internal.generated.routines.GrantCatalogWrites;
 import io.gnomon.sql.internal.generated.routines.Incarnation;
 import io.gnomon.sql.internal.generated.routines.InstallAsOf;
 import io.gnomon.sql.internal.generated.routines.InstallAsOfC;
@@ -85,6 +87,7 @@ import io.gnomon.sql.internal.generated.routines.Point;
 import io.gnomon.sql.internal.generated.routines.PointHasChanges;
 import io.gnomon.sql.internal.generated.routines.PointTooOld;
 import io.gnomon.sql.internal.generated.routines.ReadSnapshot;
+import io.gnomon.sql.internal.generated.routines.RefreshBranchObjects;
 import io.gnomon.sql.internal.generated.routines.ReservedColumnNames;
 import io.gnomon.sql.internal.generated.routines.ResolveTable;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
@@ -104,6 +107,7 @@ import io.gnomon.sql.internal.generated.routines.UseCModule;
 import io.gnomon.sql.internal.generated.routines.WriteTriggerNames;
 import io.gnomon.sql.internal.generated.tables.BranchDescribe;
 import io.gnomon.sql.internal.generated.tables.Branches;
+import io.gnomon.sql.internal.generated.tables.CatalogWrites;
 import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
 import io.gnomon.sql.internal.generated.tables.MergeColumnRule;
@@ -122,6 +126,7 @@ import io.gnomon.sql.internal.generated.tables.MergeUnion;
 import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
+import io.gnomon.sql.internal.generated.tables.records.CatalogWritesRecord;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedBatchRecord;
@@ -466,6 +471,19 @@ public class Routines {
         BranchRename p = new BranchRename();
         p.setBranchName(branchName);
         p.setNewName(newName);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.branch_rows_drop</code>
+     */
+    public static void branchRowsDrop(
+          Configuration configuration
+        , Integer[] ids
+    ) {
+        BranchRowsDrop p = new BranchRowsDrop();
+        p.setIds(ids);
 
         p.execute(configuration);
     }
@@ -1441,6 +1459,50 @@ public class Routines {
         p.setPTableId(pTableId);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.grant_catalog_writes</code>
+     */
+    public static Integer grantCatalogWrites(
+          Configuration configuration
+        , String roleName
+        , Boolean doGrant
+    ) {
+        GrantCatalogWrites f = new GrantCatalogWrites();
+        f.setRoleName(roleName);
+        f.setDoGrant(doGrant);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.grant_catalog_writes</code> as a field.
+     */
+    public static Field<Integer> grantCatalogWrites(
+          String roleName
+        , Boolean doGrant
+    ) {
+        GrantCatalogWrites f = new GrantCatalogWrites();
+        f.setRoleName(roleName);
+        f.setDoGrant(doGrant);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.grant_catalog_writes</code> as a field.
+     */
+    public static Field<Integer> grantCatalogWrites(
+          Field<String> roleName
+        , Field<Boolean> doGrant
+    ) {
+        GrantCatalogWrites f = new GrantCatalogWrites();
+        f.setRoleName(roleName);
+        f.setDoGrant(doGrant);
+
+        return f.asField();
     }
 
     /**
@@ -2851,6 +2913,17 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.refresh_branch_objects</code>
+     */
+    public static void refreshBranchObjects(
+          Configuration configuration
+    ) {
+        RefreshBranchObjects p = new RefreshBranchObjects();
+
+        p.execute(configuration);
+    }
+
+    /**
      * Call <code>gnomon.reserved_column_names</code>
      */
     public static String[] reservedColumnNames(
@@ -3478,6 +3551,24 @@ public class Routines {
      */
     public static Branches branches() {
         return io.gnomon.sql.internal.generated.tables.Branches.BRANCHES.call(
+        );
+    }
+
+    /**
+     * Call <code>gnomon.catalog_writes</code>.
+     */
+    public static Result<CatalogWritesRecord> catalogWrites(
+          Configuration configuration
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.CatalogWrites.CATALOG_WRITES.call(
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.catalog_writes</code> as a table.
+     */
+    public static CatalogWrites catalogWrites() {
+        return io.gnomon.sql.internal.generated.tables.CatalogWrites.CATALOG_WRITES.call(
         );
     }
 

@@ -7,6 +7,7 @@ package io.gnomon.sql.internal.generated;
 import io.gnomon.sql.internal.generated.tables.Branch;
 import io.gnomon.sql.internal.generated.tables.BranchDescribe;
 import io.gnomon.sql.internal.generated.tables.Branches;
+import io.gnomon.sql.internal.generated.tables.CatalogWrites;
 import io.gnomon.sql.internal.generated.tables.Checkpoint;
 import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.Diff;
@@ -37,6 +38,7 @@ import io.gnomon.sql.internal.generated.tables.Tick;
 import io.gnomon.sql.internal.generated.tables.TrackedTable;
 import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
+import io.gnomon.sql.internal.generated.tables.records.CatalogWritesRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeColumnRuleRecord;
@@ -131,6 +133,29 @@ public class Tables {
      */
     public static Branches BRANCHES() {
         return io.gnomon.sql.internal.generated.tables.Branches.BRANCHES.call(
+        );
+    }
+
+    /**
+     * The table <code>gnomon.catalog_writes</code>.
+     */
+    public static final CatalogWrites CATALOG_WRITES = CatalogWrites.CATALOG_WRITES;
+
+    /**
+     * Call <code>gnomon.catalog_writes</code>.
+     */
+    public static Result<CatalogWritesRecord> CATALOG_WRITES(
+          Configuration configuration
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.CatalogWrites.CATALOG_WRITES.call(
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.catalog_writes</code> as a table.
+     */
+    public static CatalogWrites CATALOG_WRITES() {
+        return io.gnomon.sql.internal.generated.tables.CatalogWrites.CATALOG_WRITES.call(
         );
     }
 
