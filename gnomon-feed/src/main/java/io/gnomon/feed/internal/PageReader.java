@@ -29,9 +29,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * 100.00} stays {@code 100.00}); heartbeat rows are folded into the page's position. Thread-safe.
  */
 public final class PageReader {
-  private static final String READ =
+  private static final String COLUMNS =
       "select event_position, tick_id, tick_at, xid::text, txn_key, vid, table_name, op, key::text, before::text,"
-          + " after::text, branch from gnomon.feed_read(?, ?)";
+          + " after::text, branch";
+  private static final String READ = COLUMNS + " from gnomon.feed_read(?, ?)";
+  private static final String READ_AFTER = COLUMNS + " from gnomon.feed_read(?, ?, ?)";
 
   private final ObjectReader json;
   private final Map<String, String[]> schemaAndTable = new ConcurrentHashMap<>();
@@ -52,35 +54,53 @@ public final class PageReader {
    */
   public FeedPage read(Connection c, String name, int maxEvents, boolean lock) throws SQLException {
     FeedPosition from = FeedSql.position(c, name, lock);
-    FeedPosition position = from;
-    List<ChangeEvent> events = new ArrayList<>(Math.min(maxEvents, 4096));
     try (PreparedStatement ps = c.prepareStatement(READ)) {
       ps.setString(1, name);
       ps.setInt(2, maxEvents);
-      try (ResultSet rs = ps.executeQuery()) {
-        String database = null;
-        long tick = -1;
-        Instant tickAt = null;
-        while (rs.next()) {
-          String id = rs.getString(1);
-          position = FeedPosition.parse(id);
-          String op = rs.getString(8);
-          if (!"h".equals(op)) {
-            if (database == null) {
-              database = database(c);
-            }
-            // every event of a batch has its tick's time: parse it once per batch
-            long t = rs.getLong(2);
-            if (t != tick) {
-              tick = t;
-              tickAt = rs.getObject(3, OffsetDateTime.class).toInstant();
-            }
-            String relation = rs.getString(7);
-            String[] names = names(c, relation);
-            events.add(ChangeEvent.ofJson(id, Operation.of(op), relation, database, names[0], names[1],
-                rs.getString(9), rs.getString(10), rs.getString(11), position, tick, tickAt,
-                Long.parseLong(rs.getString(4)), rs.getLong(6), rs.getString(12), json));
+      return page(c, ps, name, from, maxEvents);
+    }
+  }
+
+  /**
+   * Reads the page after {@code after} (at or after the consumer's acknowledged position) in one statement: {@code
+   * gnomon.feed_read(name, maxEvents, after)}, which checks the position against the consumer's.
+   */
+  public FeedPage readAfter(Connection c, String name, FeedPosition after, int maxEvents) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(READ_AFTER)) {
+      ps.setString(1, name);
+      ps.setInt(2, maxEvents);
+      ps.setString(3, after.toString());
+      return page(c, ps, name, after, maxEvents);
+    }
+  }
+
+  private FeedPage page(Connection c, PreparedStatement ps, String name, FeedPosition from, int maxEvents)
+      throws SQLException {
+    FeedPosition position = from;
+    List<ChangeEvent> events = new ArrayList<>(Math.min(maxEvents, 4096));
+    try (ResultSet rs = ps.executeQuery()) {
+      String database = null;
+      long tick = -1;
+      Instant tickAt = null;
+      while (rs.next()) {
+        String id = rs.getString(1);
+        position = FeedPosition.parse(id);
+        String op = rs.getString(8);
+        if (!"h".equals(op)) {
+          if (database == null) {
+            database = database(c);
           }
+          // every event of a batch has its tick's time: parse it once per batch
+          long t = rs.getLong(2);
+          if (t != tick) {
+            tick = t;
+            tickAt = rs.getObject(3, OffsetDateTime.class).toInstant();
+          }
+          String relation = rs.getString(7);
+          String[] names = names(c, relation);
+          events.add(ChangeEvent.ofJson(id, Operation.of(op), relation, database, names[0], names[1],
+              rs.getString(9), rs.getString(10), rs.getString(11), position, tick, tickAt,
+              Long.parseLong(rs.getString(4)), rs.getLong(6), rs.getString(12), json));
         }
       }
     }

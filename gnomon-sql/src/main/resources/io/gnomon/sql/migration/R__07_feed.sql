@@ -360,8 +360,11 @@ comment on function gnomon.feed_batch_of(bigint, integer, integer[], pg_snapshot
 -- Per batch it reads, up to two statements: the batch's order, to choose the page (its transactions in order, whole,
 -- up to max_events), kept in gnomon.feed_batch by the batch's first page (else a scan of the batch's versions without
 -- images); then the page's versions with their images, in order.
+-- With read_after (a position at or after the acknowledged one, no later than the last tick), the page after it
+-- instead: a consumer reads its next page while it handles this one, and acknowledges each once handled.
 drop function if exists gnomon.feed_read(text, integer);
-create function gnomon.feed_read(consumer_name text, max_events integer default 1000)
+drop function if exists gnomon.feed_read(text, integer, text);
+create function gnomon.feed_read(consumer_name text, max_events integer default 1000, read_after text default null)
 returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
                table_name text, op text, key json, before json, after json, branch text)
 -- No JIT: a page's queries run in milliseconds, and their probes' costs would otherwise buy 50 ms of compilation.
@@ -373,6 +376,8 @@ declare
   c gnomon.consumer := gnomon.consumer_row(consumer_name);
   latest bigint;
   t bigint; tk bigint; v bigint;
+  t0 bigint;
+  p record;
   prev pg_snapshot; cur pg_snapshot; cur_id bigint; cur_at timestamptz;
   remaining integer;
   q_ids text; q_rows text;
@@ -399,6 +404,22 @@ begin
   end if;
   select max(k.tick_id) into latest from gnomon.tick k;
   t := c.tick_id; tk := c.txn_key; v := c.vid;
+  if read_after is not null then
+    p := gnomon.parse_position(read_after);
+    if (p.tick_id, p.txn_key, p.vid) < (c.tick_id, c.txn_key, c.vid) then
+      raise exception using errcode = 'GN033',
+        message = format('position %s of consumer %L is before its acknowledged position v1:%s:%s:%s: its events were handled',
+                         read_after, consumer_name, c.tick_id, c.txn_key, c.vid),
+        hint = 'Read after the acknowledged position (gnomon.feed_position) or a later one that gnomon.feed_read returned.';
+    end if;
+    if p.tick_id > coalesce(latest, 0) then
+      raise exception using errcode = 'GN033',
+        message = format('position %s is after the last tick: no page delivered it', read_after),
+        hint = 'Read after a position that gnomon.feed_read returned (event_position of a row).';
+    end if;
+    t := p.tick_id; tk := p.txn_key; v := p.vid;
+  end if;
+  t0 := t;
   -- a consumer further behind than its max_lag is expired: it gets an error, never a page with a gap
   if c.max_lag is not null then
     lag := gnomon.consumer_lag(c);
@@ -532,14 +553,14 @@ begin
     end if;
     t := cur_id; tk := 0; v := 0;
   end loop;
-  if not emitted and t > c.tick_id then
+  if not emitted and t > t0 then
     -- only empty batches: a heartbeat row moves the position past them
     return query select format('v1:%s:0:0', t), t, (select k.tick_at from gnomon.tick k where k.tick_id = t),
                         null::xid8, null::bigint, null::bigint, null::text, 'h'::text, null::json, null::json, null::json, bname;
   end if;
 end $$;
-comment on function gnomon.feed_read(text, integer) is
-  'A page of change events after the consumer''s acknowledged position; acknowledge with gnomon.feed_ack(name, event_position).';
+comment on function gnomon.feed_read(text, integer, text) is
+  'A page of change events after the consumer''s acknowledged position (or after read_after, at or after it); acknowledge with gnomon.feed_ack(name, event_position).';
 
 -- The consumer's acknowledged position, as feed_read's positions are written: pass it to feed_ack as read_after.
 create or replace function gnomon.feed_position(consumer_name text) returns text

@@ -225,7 +225,8 @@ public class Gnomon extends SchemaImpl {
     public final FeedBatch FEED_BATCH = FeedBatch.FEED_BATCH;
 
     /**
-     * consumer_name text, max_events integer DEFAULT 1000
+     * consumer_name text, max_events integer DEFAULT 1000, read_after text
+     * DEFAULT NULL::text
      */
     public final FeedRead FEED_READ = FeedRead.FEED_READ;
 
@@ -236,10 +237,12 @@ public class Gnomon extends SchemaImpl {
           Configuration configuration
         , String consumerName
         , Integer maxEvents
+        , String readAfter
     ) {
         return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
               consumerName
             , maxEvents
+            , readAfter
         )).fetch();
     }
 
@@ -249,10 +252,12 @@ public class Gnomon extends SchemaImpl {
     public static FeedRead FEED_READ(
           String consumerName
         , Integer maxEvents
+        , String readAfter
     ) {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
-            maxEvents
+            maxEvents,
+            readAfter
         );
     }
 
@@ -262,10 +267,12 @@ public class Gnomon extends SchemaImpl {
     public static FeedRead FEED_READ(
           Field<String> consumerName
         , Field<Integer> maxEvents
+        , Field<String> readAfter
     ) {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
-            maxEvents
+            maxEvents,
+            readAfter
         );
     }
 

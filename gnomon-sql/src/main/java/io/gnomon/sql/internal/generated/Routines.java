@@ -3534,10 +3534,12 @@ public class Routines {
           Configuration configuration
         , String consumerName
         , Integer maxEvents
+        , String readAfter
     ) {
         return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
               consumerName
             , maxEvents
+            , readAfter
         )).fetch();
     }
 
@@ -3547,10 +3549,12 @@ public class Routines {
     public static FeedRead feedRead(
           String consumerName
         , Integer maxEvents
+        , String readAfter
     ) {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
-            maxEvents
+            maxEvents,
+            readAfter
         );
     }
 
@@ -3560,10 +3564,12 @@ public class Routines {
     public static FeedRead feedRead(
           Field<String> consumerName
         , Field<Integer> maxEvents
+        , Field<String> readAfter
     ) {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
-            maxEvents
+            maxEvents,
+            readAfter
         );
     }
 

@@ -209,7 +209,8 @@ public class Tables {
     public static final FeedBatch FEED_BATCH = FeedBatch.FEED_BATCH;
 
     /**
-     * consumer_name text, max_events integer DEFAULT 1000
+     * consumer_name text, max_events integer DEFAULT 1000, read_after text
+     * DEFAULT NULL::text
      */
     public static final FeedRead FEED_READ = FeedRead.FEED_READ;
 
@@ -220,10 +221,12 @@ public class Tables {
           Configuration configuration
         , String consumerName
         , Integer maxEvents
+        , String readAfter
     ) {
         return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
               consumerName
             , maxEvents
+            , readAfter
         )).fetch();
     }
 
@@ -233,10 +236,12 @@ public class Tables {
     public static FeedRead FEED_READ(
           String consumerName
         , Integer maxEvents
+        , String readAfter
     ) {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
-            maxEvents
+            maxEvents,
+            readAfter
         );
     }
 
@@ -246,10 +251,12 @@ public class Tables {
     public static FeedRead FEED_READ(
           Field<String> consumerName
         , Field<Integer> maxEvents
+        , Field<String> readAfter
     ) {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
-            maxEvents
+            maxEvents,
+            readAfter
         );
     }
 
