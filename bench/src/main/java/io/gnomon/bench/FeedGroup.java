@@ -71,8 +71,12 @@ final class FeedGroup {
     List<String> table = List.of(FeedSetup.TRACKED);
     IntFunction<List<String>> names = n -> IntStream.range(0, n).mapToObj(i -> "c" + i).toList();
     List<String> readers = prefixed("images_", names.apply(repeats));
+    List<String> serialReaders = prefixed("images_serial_", names.apply(repeats));
     List<String> drainers = prefixed("drain_", names.apply(sizes.drainRepeats() + 1)); // + 1 for the plan
     for (String name : readers) {
+      feed.register(name, table, at, true);
+    }
+    for (String name : serialReaders) {
       feed.register(name, table, at, true);
     }
     for (String name : drainers) {
@@ -131,13 +135,15 @@ final class FeedGroup {
     List<double[]> gCpu = new ArrayList<>();
     List<double[]> vsPgqCpu = new ArrayList<>();
     List<double[]> vsW2jCpu = new ArrayList<>();
+    List<double[]> gSerial = new ArrayList<>();
+    List<double[]> gSerialCpu = new ArrayList<>();
     for (int r = 0; r < repeats; r++) {
-      double[] rate = new double[3];
-      double[] cpuRate = new double[3];
-      for (int k = 0; k < 3; k++) {
-        int system = (r + k) % 3;
-        FeedConsumers.Consumption d = consume(system, r, run, consumers, readers, pgqConsumers, slots,
-            noPgq.isEmpty(), noW2j.isEmpty());
+      double[] rate = new double[4];
+      double[] cpuRate = new double[4];
+      for (int k = 0; k < 4; k++) {
+        int system = (r + k) % 4;
+        FeedConsumers.Consumption d = consume(system, r, run, consumers, readers, serialReaders, pgqConsumers,
+            slots, noPgq.isEmpty(), noW2j.isEmpty());
         rate[system] = d == null ? Double.NaN : d.rowsPerSecond();
         cpuRate[system] = d == null ? Double.NaN : d.rowsPerCpuSecond();
       }
@@ -147,6 +153,8 @@ final class FeedGroup {
       gCpu.add(new double[] {cpuRate[0], Double.NaN});
       vsPgqCpu.add(new double[] {cpuRate[0], cpuRate[1]});
       vsW2jCpu.add(new double[] {cpuRate[0], cpuRate[2]});
+      gSerial.add(new double[] {rate[3], Double.NaN});
+      gSerialCpu.add(new double[] {cpuRate[3], Double.NaN});
     }
     if (noW2j.isEmpty()) {
       FeedSetup.dropSlots(c, slots);
@@ -161,8 +169,9 @@ final class FeedGroup {
     List<Metric> rows = new ArrayList<>();
     rows.add(changeset.get(0));
     rows.add(FeedRun.valueMetric("feed_images_rows_per_s", "rows/s", g,
-        new Target(Target.Kind.AT_LEAST, 250_000, true), "Java consumer (Feed.poll + Feed.ack, pages of "
-            + String.format(Locale.ROOT, "%,d", PAGE) + "), old and new images, each event to JSON bytes"));
+        new Target(Target.Kind.AT_LEAST, 250_000, true), "Java consumer with read-ahead (Feed.pollAfter of the"
+            + " next page on a second connection while this one's events go to JSON bytes, then Feed.ack; pages of "
+            + String.format(Locale.ROOT, "%,d", PAGE) + "), old and new images"));
     rows.add(drain);
     rows.add(noPgq.isEmpty() ? Metric.paired("feed_vs_pgq", "rows/s", vsPgq, null, "Gnomon vs PgQ 3 (logutriga"
         + " with backup; next_batch, get_batch_events, finish_batch): " + consumption)
@@ -185,6 +194,10 @@ final class FeedGroup {
           + " thread"));
     }
     rows.add(gnomon.drainCpu);
+    rows.add(FeedRun.valueMetric("feed_images_one_connection_rows_per_s", "rows/s", gSerial, null, "the same"
+        + " consumption without read-ahead (Feed.poll, each event to JSON bytes, Feed.ack, on one connection)"));
+    rows.add(FeedRun.valueMetric("feed_images_one_connection_rows_per_cpu_s", "rows/CPU-s", gSerialCpu, null,
+        "as above, per CPU-second of its server process plus its thread"));
     // the evidence behind them
     rows.addAll(changeset.subList(1, changeset.size()));
     rows.addAll(sqlPages);
@@ -202,13 +215,18 @@ final class FeedGroup {
   }
 
   private static FeedConsumers.Consumption consume(int system, int r, FeedRun run, FeedConsumers consumers,
-      List<String> readers, List<String> pgqConsumers, List<String> slots, boolean pgq, boolean w2j)
-      throws SQLException {
+      List<String> readers, List<String> serialReaders, List<String> pgqConsumers, List<String> slots, boolean pgq,
+      boolean w2j) throws SQLException {
     long events = run.sizes().versions();
     FeedConsumers.Consumption d;
     switch (system) {
       case 0:
-        d = consumers.gnomon(run.feed(), run.c(), readers.get(r), PAGE, events);
+        try (Connection fetch = run.pg().dataSource(FeedSetup.DB).getConnection()) {
+          d = consumers.gnomonReadAhead(run.feed(), run.c(), fetch, readers.get(r), PAGE, events);
+        }
+        break;
+      case 3:
+        d = consumers.gnomon(run.feed(), run.c(), serialReaders.get(r), PAGE, events);
         break;
       case 1:
         if (!pgq) {
@@ -223,7 +241,7 @@ final class FeedGroup {
         d = consumers.wal2json(run.c(), slots.get(r), PAGE, events);
     }
     run.log().log("consume %-9s repeat %d: %,9.0f rows/s (%,d events, %d batches, %.2f s of which %.2f s to JSON in"
-            + " Java; %.0f JSON bytes per event; %s)", new String[] {"Gnomon", "PgQ", "wal2json"}[system], r,
+            + " Java; %.0f JSON bytes per event; %s)", new String[] {"Gnomon", "PgQ", "wal2json", "Gnomon-1c"}[system], r,
         d.rowsPerSecond(), d.events(), d.pages(), d.seconds(), d.jsonSeconds(), (double) d.jsonBytes() / d.events(),
         d.cpuPerEvent());
     return d;
