@@ -32,9 +32,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class FeedConsumers {
   private final ObjectMapper mapper;
+  private final Connection fetch;
 
-  FeedConsumers(ObjectMapper mapper) {
+  /** Consumers writing JSON with {@code mapper}; Gnomon's read-ahead reads on {@code fetch}, a second connection. */
+  FeedConsumers(ObjectMapper mapper, Connection fetch) {
     this.mapper = mapper;
+    this.fetch = fetch;
   }
 
   /**
@@ -113,8 +116,7 @@ final class FeedConsumers {
    * io.gnomon.feed.FeedPosition)}, after it is handled, as above): the server and the JVM work at once. CPU: both
    * connections' server processes and both threads.
    */
-  Consumption gnomonReadAhead(Feed feed, Connection c, Connection fetch, String consumer, int pageSize,
-      long events) {
+  Consumption gnomonReadAhead(Feed feed, Connection c, String consumer, int pageSize, long events) {
     long n = 0;
     long pages = 0;
     long bytes = 0;

@@ -33,7 +33,7 @@ public final class PageReader {
       "select event_position, tick_id, tick_at, xid::text, txn_key, vid, table_name, op, key::text, before::text,"
           + " after::text, branch";
   private static final String READ = COLUMNS + " from gnomon.feed_read(?, ?)";
-  private static final String READ_AFTER = COLUMNS + " from gnomon.feed_read(?, ?, ?)";
+  private static final String OPEN_AFTER = "select gnomon.feed_open(?, ?, ?)";
 
   private final ObjectReader json;
   private final Map<String, String[]> schemaAndTable = new ConcurrentHashMap<>();
@@ -54,34 +54,84 @@ public final class PageReader {
    */
   public FeedPage read(Connection c, String name, int maxEvents, boolean lock) throws SQLException {
     FeedPosition from = FeedSql.position(c, name, lock);
+    Rows rows = new Rows(from, maxEvents);
     try (PreparedStatement ps = c.prepareStatement(READ)) {
       ps.setString(1, name);
       ps.setInt(2, maxEvents);
-      return page(c, ps, name, from, maxEvents);
+      try (ResultSet rs = ps.executeQuery()) {
+        rows.add(c, rs);
+      }
     }
+    return new FeedPage(name, from, rows.position, rows.events);
   }
 
   /**
-   * Reads the page after {@code after} (at or after the consumer's acknowledged position) in one statement: {@code
-   * gnomon.feed_read(name, maxEvents, after)}, which checks the position against the consumer's.
+   * Reads the page after {@code after} (at or after the consumer's acknowledged position; {@code gnomon.feed_open}
+   * checks it): the page's cursors, opened by {@code gnomon.feed_open(name, maxEvents, after)} and fetched in order,
+   * so that its rows come to the client as the server computes them, not through a function's result first. In the
+   * caller's transaction when one is open (where {@code feed_open} raises {@code work_mem} to 32MB for the rest of
+   * it), else in one of its own.
    */
   public FeedPage readAfter(Connection c, String name, FeedPosition after, int maxEvents) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(READ_AFTER)) {
-      ps.setString(1, name);
-      ps.setInt(2, maxEvents);
-      ps.setString(3, after.toString());
-      return page(c, ps, name, after, maxEvents);
+    boolean own = c.getAutoCommit();
+    if (own) {
+      c.setAutoCommit(false);
+    }
+    try {
+      List<String> cursors = new ArrayList<>(2);
+      try (PreparedStatement ps = c.prepareStatement(OPEN_AFTER)) {
+        ps.setString(1, name);
+        ps.setInt(2, maxEvents);
+        ps.setString(3, after.toString());
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            cursors.add(rs.getString(1));
+          }
+        }
+      }
+      Rows rows = new Rows(after, maxEvents);
+      try (Statement st = c.createStatement()) {
+        for (String cursor : cursors) {
+          try (ResultSet rs = st.executeQuery("fetch all from \"" + cursor.replace("\"", "\"\"") + '"')) {
+            rows.add(c, rs);
+          }
+        }
+      }
+      if (own) {
+        c.commit();
+      }
+      return new FeedPage(name, after, rows.position, rows.events);
+    } catch (SQLException | RuntimeException e) {
+      if (own) {
+        try {
+          c.rollback();
+        } catch (SQLException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
+    } finally {
+      if (own) {
+        c.setAutoCommit(true);
+      }
     }
   }
 
-  private FeedPage page(Connection c, PreparedStatement ps, String name, FeedPosition from, int maxEvents)
-      throws SQLException {
-    FeedPosition position = from;
-    List<ChangeEvent> events = new ArrayList<>(Math.min(maxEvents, 4096));
-    try (ResultSet rs = ps.executeQuery()) {
-      String database = null;
-      long tick = -1;
-      Instant tickAt = null;
+  /** A page's events as they are read, and the position of its last row (a heartbeat's too). */
+  private final class Rows {
+    private FeedPosition position;
+    private final List<ChangeEvent> events;
+    private String database;
+    private long tick = -1;
+    private Instant tickAt;
+
+    Rows(FeedPosition from, int maxEvents) {
+      this.position = from;
+      this.events = new ArrayList<>(Math.min(maxEvents, 4096));
+    }
+
+    /** Adds the rows of {@code rs}, which has feed_read's columns. */
+    void add(Connection c, ResultSet rs) throws SQLException {
       while (rs.next()) {
         String id = rs.getString(1);
         position = FeedPosition.parse(id);
@@ -104,7 +154,6 @@ public final class PageReader {
         }
       }
     }
-    return new FeedPage(name, from, position, events);
   }
 
   /** Parses a JSON text from the database; null stays null. */

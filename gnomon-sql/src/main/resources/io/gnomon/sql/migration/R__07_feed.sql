@@ -362,11 +362,19 @@ comment on function gnomon.feed_batch_of(bigint, integer, integer[], pg_snapshot
 -- images); then the page's versions with their images, in order.
 -- With read_after (a position at or after the acknowledged one, no later than the last tick), the page after it
 -- instead: a consumer reads its next page while it handles this one, and acknowledges each once handled.
+-- gnomon.feed_page_plan chooses the page: for each batch it reads, the statement of the page's events (q, over the
+-- parameters in the other columns, $1 to $19 in their order), or the heartbeat's. gnomon.feed_read runs them;
+-- gnomon.feed_open opens them as cursors, which the client fetches without their rows being copied into a function's
+-- result first.
 drop function if exists gnomon.feed_read(text, integer);
 drop function if exists gnomon.feed_read(text, integer, text);
-create function gnomon.feed_read(consumer_name text, max_events integer default 1000, read_after text default null)
-returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
-               table_name text, op text, key json, before json, after json, branch text)
+drop function if exists gnomon.feed_open(text, integer, text);
+drop function if exists gnomon.feed_page_plan(text, integer, text);
+create function gnomon.feed_page_plan(consumer_name text, max_events integer, read_after text)
+returns table (q text, q_prev pg_snapshot, q_cur pg_snapshot, q_start pg_snapshot, q_sx xid8[], q_st bigint[],
+               q_lo xid8, q_hi xid8, q_tk bigint, q_v bigint, q_to_tkey bigint, q_to_vid bigint, q_split xid8,
+               q_recent xid8, q_whole boolean, q_cur_id bigint, q_t bigint, q_cur_at timestamptz, q_parent gnomon.point,
+               q_bname text)
 -- No JIT: a page's queries run in milliseconds, and their probes' costs would otherwise buy 50 ms of compilation.
 -- Memory enough to order a page of 10,000 events with their images without spilling to disk. No nested loops: every
 -- join here is a set of versions against a set of versions, and a row estimate of 1 (the planner cannot see how
@@ -536,14 +544,17 @@ begin
     if n > 0 then
       -- the page's versions with their images, in order; the last event of a batch taken whole carries the position
       -- past the batch
-      return query execute format($q$
+      q := format($q$
         select case when u.vid = $11 and $14 then format('v1:%%s:0:0', $15) else format('v1:%%s:%%s:%%s', $16, u.tkey, u.vid) end,
                $15, $17, u.xid, u.tkey, u.vid, u.table_name,
                case u.op when 'I' then 'c' when 'U' then 'u' else 'd' end, u.key, u.before, u.after, $19
           from (%s) u
-         order by u.tkey, u.vid$q$, q_rows)
-        using prev, cur, c.start_snapshot, sx, st, xid_lo, xid_hi, tk, v, to_tkey, to_vid, split, recent, batch_left = n,
-              cur_id, t, cur_at, parent, bname;
+         order by u.tkey, u.vid$q$, q_rows);
+      q_prev := prev; q_cur := cur; q_start := c.start_snapshot; q_sx := sx; q_st := st; q_lo := xid_lo;
+      q_hi := xid_hi; q_tk := tk; q_v := v; q_to_tkey := to_tkey; q_to_vid := to_vid; q_split := split;
+      q_recent := recent; q_whole := batch_left = n; q_cur_id := cur_id; q_t := t; q_cur_at := cur_at;
+      q_parent := parent; q_bname := bname;
+      return next;
       emitted := true;
     end if;
     remaining := remaining - n;
@@ -555,12 +566,56 @@ begin
   end loop;
   if not emitted and t > t0 then
     -- only empty batches: a heartbeat row moves the position past them
-    return query select format('v1:%s:0:0', t), t, (select k.tick_at from gnomon.tick k where k.tick_id = t),
-                        null::xid8, null::bigint, null::bigint, null::text, 'h'::text, null::json, null::json, null::json, bname;
+    q := $q$select format('v1:%s:0:0', $16), $16, (select k.tick_at from gnomon.tick k where k.tick_id = $16),
+                   null::xid8, null::bigint, null::bigint, null::text, 'h'::text, null::json, null::json, null::json, $19$q$;
+    q_prev := null; q_cur := null; q_start := null; q_sx := null; q_st := null; q_lo := null; q_hi := null;
+    q_tk := null; q_v := null; q_to_tkey := null; q_to_vid := null; q_split := null; q_recent := null;
+    q_whole := null; q_cur_id := null; q_t := t; q_cur_at := null; q_parent := null; q_bname := bname;
+    return next;
   end if;
+end $$;
+comment on function gnomon.feed_page_plan(text, integer, text) is
+  'Internal: chooses a change-feed page for gnomon.feed_read and gnomon.feed_open: per batch, the statement of its events and its parameters.';
+
+create function gnomon.feed_read(consumer_name text, max_events integer default 1000, read_after text default null)
+returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
+               table_name text, op text, key json, before json, after json, branch text)
+language plpgsql set jit = off set work_mem = '32MB' set enable_nestloop = off as $$
+declare
+  s record;
+begin
+  for s in select * from gnomon.feed_page_plan(consumer_name, max_events, read_after) loop
+    return query execute s.q using s.q_prev, s.q_cur, s.q_start, s.q_sx, s.q_st, s.q_lo, s.q_hi, s.q_tk, s.q_v,
+      s.q_to_tkey, s.q_to_vid, s.q_split, s.q_recent, s.q_whole, s.q_cur_id, s.q_t, s.q_cur_at, s.q_parent, s.q_bname;
+  end loop;
 end $$;
 comment on function gnomon.feed_read(text, integer, text) is
   'A page of change events after the consumer''s acknowledged position (or after read_after, at or after it); acknowledge with gnomon.feed_ack(name, event_position).';
+
+-- The same page as gnomon.feed_read, as cursors to fetch in order in the same transaction (FETCH ALL FROM each), with
+-- the same columns: a page's rows go to the client as they are computed, not through the function's result first.
+-- The cursors' sorts run when they are fetched, after this function returned, so it raises work_mem to 32MB for the
+-- rest of the transaction when it is lower (a page of 10,000 events with images is sorted in memory).
+create function gnomon.feed_open(consumer_name text, max_events integer default 1000, read_after text default null)
+returns setof refcursor
+-- (planned for all their rows, as gnomon.feed_read's statements are: PL/pgSQL plans a cursor for its first tenth)
+language plpgsql set jit = off set enable_nestloop = off set cursor_tuple_fraction = 1 as $$
+declare
+  s record;
+  r refcursor;
+begin
+  if (select x.setting::bigint from pg_settings x where x.name = 'work_mem') < 32768 then
+    perform set_config('work_mem', '32MB', true);
+  end if;
+  for s in select * from gnomon.feed_page_plan(consumer_name, max_events, read_after) loop
+    r := null;  -- a portal name of its own
+    open r no scroll for execute s.q using s.q_prev, s.q_cur, s.q_start, s.q_sx, s.q_st, s.q_lo, s.q_hi, s.q_tk, s.q_v,
+      s.q_to_tkey, s.q_to_vid, s.q_split, s.q_recent, s.q_whole, s.q_cur_id, s.q_t, s.q_cur_at, s.q_parent, s.q_bname;
+    return next r;
+  end loop;
+end $$;
+comment on function gnomon.feed_open(text, integer, text) is
+  'The page gnomon.feed_read returns, as cursors to fetch in order in the same transaction (FETCH ALL FROM each).';
 
 -- The consumer's acknowledged position, as feed_read's positions are written: pass it to feed_ack as read_after.
 create or replace function gnomon.feed_position(consumer_name text) returns text
