@@ -363,12 +363,11 @@ comment on function gnomon.feed_batch_of(bigint, integer, integer[], pg_snapshot
 -- With read_after (a position at or after the acknowledged one, no later than the last tick), the page after it
 -- instead: a consumer reads its next page while it handles this one, and acknowledges each once handled.
 -- gnomon.feed_page_plan chooses the page: for each batch it reads, the statement of the page's events (q, over the
--- parameters in the other columns, $1 to $19 in their order), or the heartbeat's. gnomon.feed_read runs them;
--- gnomon.feed_open opens them as cursors, which the client fetches without their rows being copied into a function's
--- result first.
+-- parameters in the other columns, $1 to $19 in their order), or the heartbeat's. gnomon.feed_read runs them; the Java
+-- consumer (Feed.pollAfter) runs them as its own statements, with feed_read's settings for its transaction, so that
+-- their rows are not copied into a function's result first.
 drop function if exists gnomon.feed_read(text, integer);
 drop function if exists gnomon.feed_read(text, integer, text);
-drop function if exists gnomon.feed_open(text, integer, text);
 drop function if exists gnomon.feed_page_plan(text, integer, text);
 create function gnomon.feed_page_plan(consumer_name text, max_events integer, read_after text)
 returns table (q text, q_prev pg_snapshot, q_cur pg_snapshot, q_start pg_snapshot, q_sx xid8[], q_st bigint[],
@@ -575,7 +574,7 @@ begin
   end if;
 end $$;
 comment on function gnomon.feed_page_plan(text, integer, text) is
-  'Internal: chooses a change-feed page for gnomon.feed_read and gnomon.feed_open: per batch, the statement of its events and its parameters.';
+  'Internal: chooses a change-feed page for gnomon.feed_read and the Java consumer: per batch, the statement of its events and its parameters.';
 
 create function gnomon.feed_read(consumer_name text, max_events integer default 1000, read_after text default null)
 returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
@@ -592,30 +591,6 @@ end $$;
 comment on function gnomon.feed_read(text, integer, text) is
   'A page of change events after the consumer''s acknowledged position (or after read_after, at or after it); acknowledge with gnomon.feed_ack(name, event_position).';
 
--- The same page as gnomon.feed_read, as cursors to fetch in order in the same transaction (FETCH ALL FROM each), with
--- the same columns: a page's rows go to the client as they are computed, not through the function's result first.
--- The cursors' sorts run when they are fetched, after this function returned, so it raises work_mem to 32MB for the
--- rest of the transaction when it is lower (a page of 10,000 events with images is sorted in memory).
-create function gnomon.feed_open(consumer_name text, max_events integer default 1000, read_after text default null)
-returns setof refcursor
--- (planned for all their rows, as gnomon.feed_read's statements are: PL/pgSQL plans a cursor for its first tenth)
-language plpgsql set jit = off set enable_nestloop = off set cursor_tuple_fraction = 1 as $$
-declare
-  s record;
-  r refcursor;
-begin
-  if (select x.setting::bigint from pg_settings x where x.name = 'work_mem') < 32768 then
-    perform set_config('work_mem', '32MB', true);
-  end if;
-  for s in select * from gnomon.feed_page_plan(consumer_name, max_events, read_after) loop
-    r := null;  -- a portal name of its own
-    open r no scroll for execute s.q using s.q_prev, s.q_cur, s.q_start, s.q_sx, s.q_st, s.q_lo, s.q_hi, s.q_tk, s.q_v,
-      s.q_to_tkey, s.q_to_vid, s.q_split, s.q_recent, s.q_whole, s.q_cur_id, s.q_t, s.q_cur_at, s.q_parent, s.q_bname;
-    return next r;
-  end loop;
-end $$;
-comment on function gnomon.feed_open(text, integer, text) is
-  'The page gnomon.feed_read returns, as cursors to fetch in order in the same transaction (FETCH ALL FROM each).';
 
 -- The consumer's acknowledged position, as feed_read's positions are written: pass it to feed_ack as read_after.
 create or replace function gnomon.feed_position(consumer_name text) returns text

@@ -12,7 +12,6 @@ import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
 import io.gnomon.sql.internal.generated.tables.FeedBatch;
-import io.gnomon.sql.internal.generated.tables.FeedOpen;
 import io.gnomon.sql.internal.generated.tables.FeedPagePlan;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
 import io.gnomon.sql.internal.generated.tables.Incarnation;
@@ -40,7 +39,6 @@ import io.gnomon.sql.internal.generated.tables.TrackedTable;
 import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
-import io.gnomon.sql.internal.generated.tables.records.FeedOpenRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedPagePlanRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeColumnRuleRecord;
@@ -227,58 +225,6 @@ public class Gnomon extends SchemaImpl {
      * gnomon.feed_read.
      */
     public final FeedBatch FEED_BATCH = FeedBatch.FEED_BATCH;
-
-    /**
-     * consumer_name text, max_events integer DEFAULT 1000, read_after text
-     * DEFAULT NULL::text
-     */
-    public final FeedOpen FEED_OPEN = FeedOpen.FEED_OPEN;
-
-    /**
-     * Call <code>gnomon.feed_open</code>.
-     */
-    public static Result<FeedOpenRecord> FEED_OPEN(
-          Configuration configuration
-        , String consumerName
-        , Integer maxEvents
-        , String readAfter
-    ) {
-        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.FeedOpen.FEED_OPEN.call(
-              consumerName
-            , maxEvents
-            , readAfter
-        )).fetch();
-    }
-
-    /**
-     * Get <code>gnomon.feed_open</code> as a table.
-     */
-    public static FeedOpen FEED_OPEN(
-          String consumerName
-        , Integer maxEvents
-        , String readAfter
-    ) {
-        return io.gnomon.sql.internal.generated.tables.FeedOpen.FEED_OPEN.call(
-            consumerName,
-            maxEvents,
-            readAfter
-        );
-    }
-
-    /**
-     * Get <code>gnomon.feed_open</code> as a table.
-     */
-    public static FeedOpen FEED_OPEN(
-          Field<String> consumerName
-        , Field<Integer> maxEvents
-        , Field<String> readAfter
-    ) {
-        return io.gnomon.sql.internal.generated.tables.FeedOpen.FEED_OPEN.call(
-            consumerName,
-            maxEvents,
-            readAfter
-        );
-    }
 
     /**
      * consumer_name text, max_events integer, read_after text
@@ -1322,7 +1268,6 @@ public class Gnomon extends SchemaImpl {
             Diff.DIFF,
             ErrorCode.ERROR_CODE,
             FeedBatch.FEED_BATCH,
-            FeedOpen.FEED_OPEN,
             FeedPagePlan.FEED_PAGE_PLAN,
             FeedRead.FEED_READ,
             Incarnation.INCARNATION,

@@ -105,7 +105,6 @@ import io.gnomon.sql.internal.generated.routines.WriteTriggerNames;
 import io.gnomon.sql.internal.generated.tables.BranchDescribe;
 import io.gnomon.sql.internal.generated.tables.Branches;
 import io.gnomon.sql.internal.generated.tables.Diff;
-import io.gnomon.sql.internal.generated.tables.FeedOpen;
 import io.gnomon.sql.internal.generated.tables.FeedPagePlan;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
 import io.gnomon.sql.internal.generated.tables.MergeColumnRule;
@@ -127,7 +126,6 @@ import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedBatchRecord;
-import io.gnomon.sql.internal.generated.tables.records.FeedOpenRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedPagePlanRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeColumnRuleRecord;
@@ -3528,52 +3526,6 @@ public class Routines {
             tableName,
             fromPoint,
             toPoint
-        );
-    }
-
-    /**
-     * Call <code>gnomon.feed_open</code>.
-     */
-    public static Result<FeedOpenRecord> feedOpen(
-          Configuration configuration
-        , String consumerName
-        , Integer maxEvents
-        , String readAfter
-    ) {
-        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.FeedOpen.FEED_OPEN.call(
-              consumerName
-            , maxEvents
-            , readAfter
-        )).fetch();
-    }
-
-    /**
-     * Get <code>gnomon.feed_open</code> as a table.
-     */
-    public static FeedOpen feedOpen(
-          String consumerName
-        , Integer maxEvents
-        , String readAfter
-    ) {
-        return io.gnomon.sql.internal.generated.tables.FeedOpen.FEED_OPEN.call(
-            consumerName,
-            maxEvents,
-            readAfter
-        );
-    }
-
-    /**
-     * Get <code>gnomon.feed_open</code> as a table.
-     */
-    public static FeedOpen feedOpen(
-          Field<String> consumerName
-        , Field<Integer> maxEvents
-        , Field<String> readAfter
-    ) {
-        return io.gnomon.sql.internal.generated.tables.FeedOpen.FEED_OPEN.call(
-            consumerName,
-            maxEvents,
-            readAfter
         );
     }
 
