@@ -60,14 +60,19 @@ record PageStatement(String sql, int[] parameters) {
     return new PageStatement(sql.toString(), parameters.stream().mapToInt(Integer::intValue).toArray());
   }
 
-  /** Binds the placeholders to the plan row's texts ({@code row[n]} is parameter {@code $n}; null stays null). */
+  /**
+   * Binds the placeholders to the plan row's texts ({@code row[n]} is parameter {@code $n}; null stays null), with
+   * no type of their own: each takes its cast's type and is parsed once, when it is bound. (Bound as {@code varchar},
+   * a cast to an array would parse it again for every row the statement reads: an array's input function is stable,
+   * so the planner does not fold it.)
+   */
   void bind(PreparedStatement ps, String[] row) throws SQLException {
     for (int k = 0; k < parameters.length; k++) {
       String value = row[parameters[k]];
       if (value == null) {
-        ps.setNull(k + 1, Types.VARCHAR);
+        ps.setNull(k + 1, Types.OTHER);
       } else {
-        ps.setString(k + 1, value);
+        ps.setObject(k + 1, value, Types.OTHER);
       }
     }
   }
