@@ -591,7 +591,6 @@ end $$;
 comment on function gnomon.feed_read(text, integer, text) is
   'A page of change events after the consumer''s acknowledged position (or after read_after, at or after it); acknowledge with gnomon.feed_ack(name, event_position).';
 
-
 -- The consumer's acknowledged position, as feed_read's positions are written: pass it to feed_ack as read_after.
 create or replace function gnomon.feed_position(consumer_name text) returns text
 language sql stable as $$
