@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gnomon.feed.ChangeEvent;
 import io.gnomon.feed.Feed;
 import io.gnomon.feed.FeedPage;
+import io.gnomon.feed.FeedPosition;
 import java.lang.management.ManagementFactory;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The same consumption through three systems: read every change of the backlog in batches over one JDBC connection,
@@ -25,9 +32,12 @@ import java.sql.SQLException;
  */
 final class FeedConsumers {
   private final ObjectMapper mapper;
+  private final Connection fetch;
 
-  FeedConsumers(ObjectMapper mapper) {
+  /** Consumers writing JSON with {@code mapper}; Gnomon's read-ahead reads on {@code fetch}, a second connection. */
+  FeedConsumers(ObjectMapper mapper, Connection fetch) {
     this.mapper = mapper;
+    this.fetch = fetch;
   }
 
   /**
@@ -97,6 +107,81 @@ final class FeedConsumers {
     double seconds = (System.nanoTime() - t0) / 1e9;
     return checked("Gnomon", n, events, new Consumption(n, pages, bytes, seconds, json / 1e9,
         cpu.serverSeconds(), cpu.clientSeconds()));
+  }
+
+  /**
+   * Gnomon with read-ahead: a second thread reads the next page ({@link Feed#pollAfter(Connection, String,
+   * io.gnomon.feed.FeedPosition, int)} on a connection of its own, after the last page read) while this one turns
+   * the page in hand into JSON and acknowledges it ({@link Feed#ack(Connection, String,
+   * io.gnomon.feed.FeedPosition)}, after it is handled, as above): the server and the JVM work at once. CPU: both
+   * connections' server processes and both threads.
+   */
+  Consumption gnomonReadAhead(Feed feed, Connection c, String consumer, int pageSize, long events) {
+    long n = 0;
+    long pages = 0;
+    long bytes = 0;
+    long json = 0;
+    AtomicLong fetchCpu = new AtomicLong();
+    ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "feed-read-ahead");
+      t.setDaemon(true);
+      return t;
+    });
+    Cpu cpu = new Cpu(c);
+    BackendCpu fetchServer = new BackendCpu(fetch);
+    long fetchServer0 = fetchServer.micros().orElse(-1);
+    long t0 = System.nanoTime();
+    try {
+      FeedPosition from = feed.consumer(consumer).orElseThrow().position();
+      Future<FeedPage> next = reader.submit(readAhead(feed, fetch, consumer, from, (int) Math.min(pageSize, events),
+          fetchCpu));
+      while (n < events) {
+        FeedPage page = next.get();
+        long after = n + page.size();
+        next = after < events
+            ? reader.submit(readAhead(feed, fetch, consumer, page.position(),
+                (int) Math.min(pageSize, events - after), fetchCpu))
+            : null;
+        long j0 = System.nanoTime();
+        for (ChangeEvent e : page.events()) {
+          bytes += mapper.writeValueAsBytes(e).length;
+        }
+        json += System.nanoTime() - j0;
+        n = after;
+        pages++;
+        if (page.advances()) {
+          feed.ack(c, consumer, page.position());
+        } else if (page.isEmpty()) {
+          throw new IllegalStateException("Gnomon's feed for " + consumer + " ended after " + n + " of " + events
+              + " events");
+        }
+      }
+    } catch (JsonProcessingException | ExecutionException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } finally {
+      reader.shutdownNow();
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    long fetchServerNow = fetchServer.micros().orElse(-1);
+    double server = fetchServer0 < 0 || fetchServerNow < 0 ? Double.NaN
+        : cpu.serverSeconds() + (fetchServerNow - fetchServer0) / 1e6;
+    return checked("Gnomon (read-ahead)", n, events, new Consumption(n, pages, bytes, seconds, json / 1e9,
+        server, cpu.clientSeconds() + fetchCpu.get() / 1e9));
+  }
+
+  private static Callable<FeedPage> readAhead(Feed feed, Connection fetch, String consumer, FeedPosition after,
+      int maxEvents, AtomicLong cpuNanos) {
+    return () -> {
+      long c0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+      try {
+        return feed.pollAfter(fetch, consumer, after, maxEvents);
+      } finally {
+        cpuNanos.addAndGet(ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - c0);
+      }
+    };
   }
 
   /**

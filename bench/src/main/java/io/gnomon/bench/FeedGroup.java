@@ -71,8 +71,12 @@ final class FeedGroup {
     List<String> table = List.of(FeedSetup.TRACKED);
     IntFunction<List<String>> names = n -> IntStream.range(0, n).mapToObj(i -> "c" + i).toList();
     List<String> readers = prefixed("images_", names.apply(repeats));
+    List<String> aheadReaders = prefixed("images_ahead_", names.apply(repeats));
     List<String> drainers = prefixed("drain_", names.apply(sizes.drainRepeats() + 1)); // + 1 for the plan
     for (String name : readers) {
+      feed.register(name, table, at, true);
+    }
+    for (String name : aheadReaders) {
       feed.register(name, table, at, true);
     }
     for (String name : drainers) {
@@ -120,7 +124,11 @@ final class FeedGroup {
     FeedRun run = new FeedRun(pg, budget, sizes, log, pgbench, feed, c, start, end);
     log.log("load average before the reads: %.2f", Machine.load());
     FeedMetrics gnomon = new FeedMetrics(run);
-    FeedConsumers consumers = new FeedConsumers(mapper);
+    // the read-ahead consumer's second connection, opened once and warmed like the first (a page read ahead of a
+    // consumer moves nothing)
+    Connection fetch = pg.dataSource(FeedSetup.DB).getConnection();
+    feed.pollAfter(fetch, aheadReaders.get(0), feed.consumer(aheadReaders.get(0)).orElseThrow().position(), 100);
+    FeedConsumers consumers = new FeedConsumers(mapper, fetch);
     List<Metric> changeset = gnomon.changeset();
     List<Metric> sqlPages = gnomon.sqlPages(sqlNoImages, sqlImages, PAGE);
 
@@ -131,13 +139,15 @@ final class FeedGroup {
     List<double[]> gCpu = new ArrayList<>();
     List<double[]> vsPgqCpu = new ArrayList<>();
     List<double[]> vsW2jCpu = new ArrayList<>();
+    List<double[]> gAhead = new ArrayList<>();
+    List<double[]> gAheadCpu = new ArrayList<>();
     for (int r = 0; r < repeats; r++) {
-      double[] rate = new double[3];
-      double[] cpuRate = new double[3];
-      for (int k = 0; k < 3; k++) {
-        int system = (r + k) % 3;
-        FeedConsumers.Consumption d = consume(system, r, run, consumers, readers, pgqConsumers, slots,
-            noPgq.isEmpty(), noW2j.isEmpty());
+      double[] rate = new double[4];
+      double[] cpuRate = new double[4];
+      for (int k = 0; k < 4; k++) {
+        int system = (r + k) % 4;
+        FeedConsumers.Consumption d = consume(system, r, run, consumers, readers, aheadReaders, pgqConsumers,
+            slots, noPgq.isEmpty(), noW2j.isEmpty());
         rate[system] = d == null ? Double.NaN : d.rowsPerSecond();
         cpuRate[system] = d == null ? Double.NaN : d.rowsPerCpuSecond();
       }
@@ -147,7 +157,10 @@ final class FeedGroup {
       gCpu.add(new double[] {cpuRate[0], Double.NaN});
       vsPgqCpu.add(new double[] {cpuRate[0], cpuRate[1]});
       vsW2jCpu.add(new double[] {cpuRate[0], cpuRate[2]});
+      gAhead.add(new double[] {rate[3], Double.NaN});
+      gAheadCpu.add(new double[] {cpuRate[3], Double.NaN});
     }
+    fetch.close();
     if (noW2j.isEmpty()) {
       FeedSetup.dropSlots(c, slots);
     }
@@ -185,6 +198,11 @@ final class FeedGroup {
           + " thread"));
     }
     rows.add(gnomon.drainCpu);
+    rows.add(FeedRun.valueMetric("feed_images_read_ahead_rows_per_s", "rows/s", gAhead, null, "the same"
+        + " consumption reading ahead: Feed.pollAfter of the next page on a second connection while this one's events"
+        + " go to JSON bytes and are acknowledged (Feed.ack)"));
+    rows.add(FeedRun.valueMetric("feed_images_read_ahead_rows_per_cpu_s", "rows/CPU-s", gAheadCpu, null,
+        "as above, per CPU-second of both server processes plus both threads"));
     // the evidence behind them
     rows.addAll(changeset.subList(1, changeset.size()));
     rows.addAll(sqlPages);
@@ -202,13 +220,16 @@ final class FeedGroup {
   }
 
   private static FeedConsumers.Consumption consume(int system, int r, FeedRun run, FeedConsumers consumers,
-      List<String> readers, List<String> pgqConsumers, List<String> slots, boolean pgq, boolean w2j)
-      throws SQLException {
+      List<String> readers, List<String> aheadReaders, List<String> pgqConsumers, List<String> slots, boolean pgq,
+      boolean w2j) throws SQLException {
     long events = run.sizes().versions();
     FeedConsumers.Consumption d;
     switch (system) {
       case 0:
         d = consumers.gnomon(run.feed(), run.c(), readers.get(r), PAGE, events);
+        break;
+      case 3:
+        d = consumers.gnomonReadAhead(run.feed(), run.c(), aheadReaders.get(r), PAGE, events);
         break;
       case 1:
         if (!pgq) {
@@ -223,7 +244,8 @@ final class FeedGroup {
         d = consumers.wal2json(run.c(), slots.get(r), PAGE, events);
     }
     run.log().log("consume %-9s repeat %d: %,9.0f rows/s (%,d events, %d batches, %.2f s of which %.2f s to JSON in"
-            + " Java; %.0f JSON bytes per event; %s)", new String[] {"Gnomon", "PgQ", "wal2json"}[system], r,
+            + " Java; %.0f JSON bytes per event; %s)",
+        new String[] {"Gnomon", "PgQ", "wal2json", "Gnomon-RA"}[system], r,
         d.rowsPerSecond(), d.events(), d.pages(), d.seconds(), d.jsonSeconds(), (double) d.jsonBytes() / d.events(),
         d.cpuPerEvent());
     return d;

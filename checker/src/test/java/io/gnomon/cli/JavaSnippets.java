@@ -43,6 +43,7 @@ final class JavaSnippets {
       "import java.sql.Statement;",
       "import java.time.*;",
       "import java.util.*;",
+      "import java.util.concurrent.*;",
       "import javax.sql.DataSource;",
       "import org.jooq.Condition;",
       "import org.jooq.DSLContext;",

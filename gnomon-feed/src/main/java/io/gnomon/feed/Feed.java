@@ -180,6 +180,30 @@ public final class Feed {
   }
 
   /**
+   * Reads the page after {@code after}, a position at or after the consumer's acknowledged one (the {@link
+   * FeedPage#position()} of the page before): a consumer reads its next page while it handles this one, and
+   * acknowledges each page once handled ({@link #ack(String, FeedPosition)}), so a restart resumes after the last
+   * acknowledged page. Does not move the consumer. Its rows are fetched from the cursors of {@code
+   * gnomon.feed_open}, on the caller's connection: inside its transaction when one is open (where it raises {@code
+   * work_mem} to 32MB for the rest of that transaction), else in a transaction of its own.
+   *
+   * @throws InvalidPositionException when {@code after} is before the consumer's acknowledged position or after the
+   *     last tick
+   */
+  public FeedPage pollAfter(Connection connection, String name, FeedPosition after, int maxEvents) {
+    checkPageSize(maxEvents);
+    Objects.requireNonNull(after, "after");
+    return Jdbc.on(connection, "reading the feed of " + name + " after " + after,
+        c -> reader.readAfter(c, name, after, maxEvents));
+  }
+
+  /** {@link #pollAfter(Connection, String, FeedPosition, int)} on a connection of the data source. */
+  public FeedPage pollAfter(String name, FeedPosition after, int maxEvents) {
+    return Jdbc.withConnection(dataSource, "reading the feed of " + name + " after " + after,
+        c -> pollAfter(c, name, after, maxEvents));
+  }
+
+  /**
    * Reads the next page inside the caller's open transaction, locking the consumer's row until it ends, so that no
    * other session acknowledges meanwhile: apply the page with your own writes, {@link #ack(Connection, FeedPage)},
    * commit. Concurrent sessions doing the same for this consumer wait for each other.

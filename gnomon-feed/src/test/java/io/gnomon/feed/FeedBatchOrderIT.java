@@ -171,7 +171,7 @@ class FeedBatchOrderIT extends FeedTestBase {
   }
 
   /** One transaction's worth of writes (or more of an open one): its keys are its connection's, mod {@code open}. */
-  private static void write(Connection c, int w, int open, Random random) throws SQLException {
+  static void write(Connection c, int w, int open, Random random) throws SQLException {
     int n = random.nextInt(10) == 0 ? 10 + random.nextInt(30) : 1 + random.nextInt(5);
     for (int i = 0; i < n; i++) {
       int id = w + open * random.nextInt(12);
@@ -189,7 +189,7 @@ class FeedBatchOrderIT extends FeedTestBase {
   }
 
   /** Writes on the branch (through its views: no ON CONFLICT), to keys of its own. */
-  private static void writeOnBranch(Connection c, int w, int open, Random random) throws SQLException {
+  static void writeOnBranch(Connection c, int w, int open, Random random) throws SQLException {
     int n = random.nextInt(10) == 0 ? 10 + random.nextInt(30) : 1 + random.nextInt(5);
     for (int i = 0; i < n; i++) {
       int id = w + open * random.nextInt(12);

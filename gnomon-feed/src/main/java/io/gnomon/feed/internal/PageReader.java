@@ -29,9 +29,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * 100.00} stays {@code 100.00}); heartbeat rows are folded into the page's position. Thread-safe.
  */
 public final class PageReader {
-  private static final String READ =
+  private static final String COLUMNS =
       "select event_position, tick_id, tick_at, xid::text, txn_key, vid, table_name, op, key::text, before::text,"
-          + " after::text, branch from gnomon.feed_read(?, ?)";
+          + " after::text, branch";
+  private static final String READ = COLUMNS + " from gnomon.feed_read(?, ?)";
+  private static final String READ_AFTER = COLUMNS + " from gnomon.feed_read(?, ?, ?)";
+  private static final String PLAN = "select * from gnomon.feed_page_plan(?, ?, ?)";
+  // what gnomon.feed_read sets for the page's statements (see R__07_feed.sql), for the reading transaction only
+  private static final String PAGE_SETTINGS =
+      "select set_config('jit', 'off', true), set_config('work_mem', '32MB', true),"
+          + " set_config('enable_nestloop', 'off', true)";
 
   private final ObjectReader json;
   private final Map<String, String[]> schemaAndTable = new ConcurrentHashMap<>();
@@ -52,39 +59,120 @@ public final class PageReader {
    */
   public FeedPage read(Connection c, String name, int maxEvents, boolean lock) throws SQLException {
     FeedPosition from = FeedSql.position(c, name, lock);
-    FeedPosition position = from;
-    List<ChangeEvent> events = new ArrayList<>(Math.min(maxEvents, 4096));
+    Rows rows = new Rows(from, maxEvents);
     try (PreparedStatement ps = c.prepareStatement(READ)) {
       ps.setString(1, name);
       ps.setInt(2, maxEvents);
       try (ResultSet rs = ps.executeQuery()) {
-        String database = null;
-        long tick = -1;
-        Instant tickAt = null;
-        while (rs.next()) {
-          String id = rs.getString(1);
-          position = FeedPosition.parse(id);
-          String op = rs.getString(8);
-          if (!"h".equals(op)) {
-            if (database == null) {
-              database = database(c);
+        rows.add(c, rs);
+      }
+    }
+    return new FeedPage(name, from, rows.position, rows.events);
+  }
+
+  /**
+   * Reads the page after {@code after} (at or after the consumer's acknowledged position; {@code
+   * gnomon.feed_page_plan} checks it). On a connection in autocommit mode, in a transaction of its own: the page's
+   * statements, chosen by {@code gnomon.feed_page_plan(name, maxEvents, after)}, run as this client's own statements
+   * (with the settings {@code gnomon.feed_read} runs them with, for that transaction only), so their rows come to the
+   * client as the server computes them, not through a function's result first. In the caller's open transaction,
+   * {@code gnomon.feed_read(name, maxEvents, after)}, which changes none of its settings.
+   */
+  public FeedPage readAfter(Connection c, String name, FeedPosition after, int maxEvents) throws SQLException {
+    if (!c.getAutoCommit()) {
+      Rows rows = new Rows(after, maxEvents);
+      try (PreparedStatement ps = c.prepareStatement(READ_AFTER)) {
+        ps.setString(1, name);
+        ps.setInt(2, maxEvents);
+        ps.setString(3, after.toString());
+        try (ResultSet rs = ps.executeQuery()) {
+          rows.add(c, rs);
+        }
+      }
+      return new FeedPage(name, after, rows.position, rows.events);
+    }
+    c.setAutoCommit(false);
+    try {
+      try (Statement st = c.createStatement()) {
+        st.execute(PAGE_SETTINGS);
+      }
+      List<String[]> plan = new ArrayList<>(2);
+      try (PreparedStatement ps = c.prepareStatement(PLAN)) {
+        ps.setString(1, name);
+        ps.setInt(2, maxEvents);
+        ps.setString(3, after.toString());
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            String[] row = new String[PageStatement.PARAMETERS + 1];
+            for (int i = 0; i < row.length; i++) {
+              row[i] = rs.getString(i + 1);
             }
-            // every event of a batch has its tick's time: parse it once per batch
-            long t = rs.getLong(2);
-            if (t != tick) {
-              tick = t;
-              tickAt = rs.getObject(3, OffsetDateTime.class).toInstant();
-            }
-            String relation = rs.getString(7);
-            String[] names = names(c, relation);
-            events.add(ChangeEvent.ofJson(id, Operation.of(op), relation, database, names[0], names[1],
-                rs.getString(9), rs.getString(10), rs.getString(11), position, tick, tickAt,
-                Long.parseLong(rs.getString(4)), rs.getLong(6), rs.getString(12), json));
+            plan.add(row);
           }
         }
       }
+      Rows rows = new Rows(after, maxEvents);
+      for (String[] row : plan) {
+        PageStatement page = PageStatement.of(row[0]);
+        try (PreparedStatement ps = c.prepareStatement(page.sql())) {
+          PageStatement.planEveryTime(ps);
+          page.bind(ps, row);
+          try (ResultSet rs = ps.executeQuery()) {
+            rows.add(c, rs);
+          }
+        }
+      }
+      c.commit();
+      return new FeedPage(name, after, rows.position, rows.events);
+    } catch (SQLException | RuntimeException e) {
+      try {
+        c.rollback();
+      } catch (SQLException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
     }
-    return new FeedPage(name, from, position, events);
+  }
+
+  /** A page's events as they are read, and the position of its last row (a heartbeat's too). */
+  private final class Rows {
+    private FeedPosition position;
+    private final List<ChangeEvent> events;
+    private String database;
+    private long tick = -1;
+    private Instant tickAt;
+
+    Rows(FeedPosition from, int maxEvents) {
+      this.position = from;
+      this.events = new ArrayList<>(Math.min(maxEvents, 4096));
+    }
+
+    /** Adds the rows of {@code rs}, which has feed_read's columns. */
+    void add(Connection c, ResultSet rs) throws SQLException {
+      while (rs.next()) {
+        String id = rs.getString(1);
+        position = FeedPosition.parse(id);
+        String op = rs.getString(8);
+        if (!"h".equals(op)) {
+          if (database == null) {
+            database = database(c);
+          }
+          // every event of a batch has its tick's time: parse it once per batch
+          long t = rs.getLong(2);
+          if (t != tick) {
+            tick = t;
+            tickAt = rs.getObject(3, OffsetDateTime.class).toInstant();
+          }
+          String relation = rs.getString(7);
+          String[] names = names(c, relation);
+          events.add(ChangeEvent.ofJson(id, Operation.of(op), relation, database, names[0], names[1],
+              rs.getString(9), rs.getString(10), rs.getString(11), position, tick, tickAt,
+              Long.parseLong(rs.getString(4)), rs.getLong(6), rs.getString(12), json));
+        }
+      }
+    }
   }
 
   /** Parses a JSON text from the database; null stays null. */

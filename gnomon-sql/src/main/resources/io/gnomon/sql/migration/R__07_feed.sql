@@ -360,10 +360,20 @@ comment on function gnomon.feed_batch_of(bigint, integer, integer[], pg_snapshot
 -- Per batch it reads, up to two statements: the batch's order, to choose the page (its transactions in order, whole,
 -- up to max_events), kept in gnomon.feed_batch by the batch's first page (else a scan of the batch's versions without
 -- images); then the page's versions with their images, in order.
+-- With read_after (a position at or after the acknowledged one, no later than the last tick), the page after it
+-- instead: a consumer reads its next page while it handles this one, and acknowledges each once handled.
+-- gnomon.feed_page_plan chooses the page: for each batch it reads, the statement of the page's events (q, over the
+-- parameters in the other columns, $1 to $19 in their order), or the heartbeat's. gnomon.feed_read runs them; the Java
+-- consumer (Feed.pollAfter) runs them as its own statements, with feed_read's settings for its transaction, so that
+-- their rows are not copied into a function's result first.
 drop function if exists gnomon.feed_read(text, integer);
-create function gnomon.feed_read(consumer_name text, max_events integer default 1000)
-returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
-               table_name text, op text, key json, before json, after json, branch text)
+drop function if exists gnomon.feed_read(text, integer, text);
+drop function if exists gnomon.feed_page_plan(text, integer, text);
+create function gnomon.feed_page_plan(consumer_name text, max_events integer, read_after text)
+returns table (q text, q_prev pg_snapshot, q_cur pg_snapshot, q_start pg_snapshot, q_sx xid8[], q_st bigint[],
+               q_lo xid8, q_hi xid8, q_tk bigint, q_v bigint, q_to_tkey bigint, q_to_vid bigint, q_split xid8,
+               q_recent xid8, q_whole boolean, q_cur_id bigint, q_t bigint, q_cur_at timestamptz, q_parent gnomon.point,
+               q_bname text)
 -- No JIT: a page's queries run in milliseconds, and their probes' costs would otherwise buy 50 ms of compilation.
 -- Memory enough to order a page of 10,000 events with their images without spilling to disk. No nested loops: every
 -- join here is a set of versions against a set of versions, and a row estimate of 1 (the planner cannot see how
@@ -373,6 +383,8 @@ declare
   c gnomon.consumer := gnomon.consumer_row(consumer_name);
   latest bigint;
   t bigint; tk bigint; v bigint;
+  t0 bigint;
+  p record;
   prev pg_snapshot; cur pg_snapshot; cur_id bigint; cur_at timestamptz;
   remaining integer;
   q_ids text; q_rows text;
@@ -399,6 +411,22 @@ begin
   end if;
   select max(k.tick_id) into latest from gnomon.tick k;
   t := c.tick_id; tk := c.txn_key; v := c.vid;
+  if read_after is not null then
+    p := gnomon.parse_position(read_after);
+    if (p.tick_id, p.txn_key, p.vid) < (c.tick_id, c.txn_key, c.vid) then
+      raise exception using errcode = 'GN033',
+        message = format('position %s of consumer %L is before its acknowledged position v1:%s:%s:%s: its events were handled',
+                         read_after, consumer_name, c.tick_id, c.txn_key, c.vid),
+        hint = 'Read after the acknowledged position (gnomon.feed_position) or a later one that gnomon.feed_read returned.';
+    end if;
+    if p.tick_id > coalesce(latest, 0) then
+      raise exception using errcode = 'GN033',
+        message = format('position %s is after the last tick: no page delivered it', read_after),
+        hint = 'Read after a position that gnomon.feed_read returned (event_position of a row).';
+    end if;
+    t := p.tick_id; tk := p.txn_key; v := p.vid;
+  end if;
+  t0 := t;
   -- a consumer further behind than its max_lag is expired: it gets an error, never a page with a gap
   if c.max_lag is not null then
     lag := gnomon.consumer_lag(c);
@@ -515,14 +543,17 @@ begin
     if n > 0 then
       -- the page's versions with their images, in order; the last event of a batch taken whole carries the position
       -- past the batch
-      return query execute format($q$
+      q := format($q$
         select case when u.vid = $11 and $14 then format('v1:%%s:0:0', $15) else format('v1:%%s:%%s:%%s', $16, u.tkey, u.vid) end,
                $15, $17, u.xid, u.tkey, u.vid, u.table_name,
                case u.op when 'I' then 'c' when 'U' then 'u' else 'd' end, u.key, u.before, u.after, $19
           from (%s) u
-         order by u.tkey, u.vid$q$, q_rows)
-        using prev, cur, c.start_snapshot, sx, st, xid_lo, xid_hi, tk, v, to_tkey, to_vid, split, recent, batch_left = n,
-              cur_id, t, cur_at, parent, bname;
+         order by u.tkey, u.vid$q$, q_rows);
+      q_prev := prev; q_cur := cur; q_start := c.start_snapshot; q_sx := sx; q_st := st; q_lo := xid_lo;
+      q_hi := xid_hi; q_tk := tk; q_v := v; q_to_tkey := to_tkey; q_to_vid := to_vid; q_split := split;
+      q_recent := recent; q_whole := batch_left = n; q_cur_id := cur_id; q_t := t; q_cur_at := cur_at;
+      q_parent := parent; q_bname := bname;
+      return next;
       emitted := true;
     end if;
     remaining := remaining - n;
@@ -532,14 +563,33 @@ begin
     end if;
     t := cur_id; tk := 0; v := 0;
   end loop;
-  if not emitted and t > c.tick_id then
+  if not emitted and t > t0 then
     -- only empty batches: a heartbeat row moves the position past them
-    return query select format('v1:%s:0:0', t), t, (select k.tick_at from gnomon.tick k where k.tick_id = t),
-                        null::xid8, null::bigint, null::bigint, null::text, 'h'::text, null::json, null::json, null::json, bname;
+    q := $q$select format('v1:%s:0:0', $16), $16, (select k.tick_at from gnomon.tick k where k.tick_id = $16),
+                   null::xid8, null::bigint, null::bigint, null::text, 'h'::text, null::json, null::json, null::json, $19$q$;
+    q_prev := null; q_cur := null; q_start := null; q_sx := null; q_st := null; q_lo := null; q_hi := null;
+    q_tk := null; q_v := null; q_to_tkey := null; q_to_vid := null; q_split := null; q_recent := null;
+    q_whole := null; q_cur_id := null; q_t := t; q_cur_at := null; q_parent := null; q_bname := bname;
+    return next;
   end if;
 end $$;
-comment on function gnomon.feed_read(text, integer) is
-  'A page of change events after the consumer''s acknowledged position; acknowledge with gnomon.feed_ack(name, event_position).';
+comment on function gnomon.feed_page_plan(text, integer, text) is
+  'Internal: chooses a change-feed page for gnomon.feed_read and the Java consumer: per batch, the statement of its events and its parameters.';
+
+create function gnomon.feed_read(consumer_name text, max_events integer default 1000, read_after text default null)
+returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
+               table_name text, op text, key json, before json, after json, branch text)
+language plpgsql set jit = off set work_mem = '32MB' set enable_nestloop = off as $$
+declare
+  s record;
+begin
+  for s in select * from gnomon.feed_page_plan(consumer_name, max_events, read_after) loop
+    return query execute s.q using s.q_prev, s.q_cur, s.q_start, s.q_sx, s.q_st, s.q_lo, s.q_hi, s.q_tk, s.q_v,
+      s.q_to_tkey, s.q_to_vid, s.q_split, s.q_recent, s.q_whole, s.q_cur_id, s.q_t, s.q_cur_at, s.q_parent, s.q_bname;
+  end loop;
+end $$;
+comment on function gnomon.feed_read(text, integer, text) is
+  'A page of change events after the consumer''s acknowledged position (or after read_after, at or after it); acknowledge with gnomon.feed_ack(name, event_position).';
 
 -- The consumer's acknowledged position, as feed_read's positions are written: pass it to feed_ack as read_after.
 create or replace function gnomon.feed_position(consumer_name text) returns text

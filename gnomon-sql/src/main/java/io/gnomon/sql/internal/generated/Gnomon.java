@@ -13,6 +13,7 @@ import io.gnomon.sql.internal.generated.tables.Consumer;
 import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
 import io.gnomon.sql.internal.generated.tables.FeedBatch;
+import io.gnomon.sql.internal.generated.tables.FeedPagePlan;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
 import io.gnomon.sql.internal.generated.tables.Incarnation;
 import io.gnomon.sql.internal.generated.tables.Merge;
@@ -40,6 +41,7 @@ import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
 import io.gnomon.sql.internal.generated.tables.records.CatalogWritesRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
+import io.gnomon.sql.internal.generated.tables.records.FeedPagePlanRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeColumnRuleRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeConflictsRecord;
@@ -250,7 +252,59 @@ public class Gnomon extends SchemaImpl {
     public final FeedBatch FEED_BATCH = FeedBatch.FEED_BATCH;
 
     /**
-     * consumer_name text, max_events integer DEFAULT 1000
+     * consumer_name text, max_events integer, read_after text
+     */
+    public final FeedPagePlan FEED_PAGE_PLAN = FeedPagePlan.FEED_PAGE_PLAN;
+
+    /**
+     * Call <code>gnomon.feed_page_plan</code>.
+     */
+    public static Result<FeedPagePlanRecord> FEED_PAGE_PLAN(
+          Configuration configuration
+        , String consumerName
+        , Integer maxEvents
+        , String readAfter
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.FeedPagePlan.FEED_PAGE_PLAN.call(
+              consumerName
+            , maxEvents
+            , readAfter
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.feed_page_plan</code> as a table.
+     */
+    public static FeedPagePlan FEED_PAGE_PLAN(
+          String consumerName
+        , Integer maxEvents
+        , String readAfter
+    ) {
+        return io.gnomon.sql.internal.generated.tables.FeedPagePlan.FEED_PAGE_PLAN.call(
+            consumerName,
+            maxEvents,
+            readAfter
+        );
+    }
+
+    /**
+     * Get <code>gnomon.feed_page_plan</code> as a table.
+     */
+    public static FeedPagePlan FEED_PAGE_PLAN(
+          Field<String> consumerName
+        , Field<Integer> maxEvents
+        , Field<String> readAfter
+    ) {
+        return io.gnomon.sql.internal.generated.tables.FeedPagePlan.FEED_PAGE_PLAN.call(
+            consumerName,
+            maxEvents,
+            readAfter
+        );
+    }
+
+    /**
+     * consumer_name text, max_events integer DEFAULT 1000, read_after text
+     * DEFAULT NULL::text
      */
     public final FeedRead FEED_READ = FeedRead.FEED_READ;
 
@@ -261,10 +315,12 @@ public class Gnomon extends SchemaImpl {
           Configuration configuration
         , String consumerName
         , Integer maxEvents
+        , String readAfter
     ) {
         return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
               consumerName
             , maxEvents
+            , readAfter
         )).fetch();
     }
 
@@ -274,10 +330,12 @@ public class Gnomon extends SchemaImpl {
     public static FeedRead FEED_READ(
           String consumerName
         , Integer maxEvents
+        , String readAfter
     ) {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
-            maxEvents
+            maxEvents,
+            readAfter
         );
     }
 
@@ -287,10 +345,12 @@ public class Gnomon extends SchemaImpl {
     public static FeedRead FEED_READ(
           Field<String> consumerName
         , Field<Integer> maxEvents
+        , Field<String> readAfter
     ) {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
-            maxEvents
+            maxEvents,
+            readAfter
         );
     }
 
@@ -1234,6 +1294,7 @@ public class Gnomon extends SchemaImpl {
             Diff.DIFF,
             ErrorCode.ERROR_CODE,
             FeedBatch.FEED_BATCH,
+            FeedPagePlan.FEED_PAGE_PLAN,
             FeedRead.FEED_READ,
             Incarnation.INCARNATION,
             Merge.MERGE,

@@ -109,6 +109,7 @@ import io.gnomon.sql.internal.generated.tables.BranchDescribe;
 import io.gnomon.sql.internal.generated.tables.Branches;
 import io.gnomon.sql.internal.generated.tables.CatalogWrites;
 import io.gnomon.sql.internal.generated.tables.Diff;
+import io.gnomon.sql.internal.generated.tables.FeedPagePlan;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
 import io.gnomon.sql.internal.generated.tables.MergeColumnRule;
 import io.gnomon.sql.internal.generated.tables.MergeConflicts;
@@ -130,6 +131,7 @@ import io.gnomon.sql.internal.generated.tables.records.CatalogWritesRecord;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedBatchRecord;
+import io.gnomon.sql.internal.generated.tables.records.FeedPagePlanRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeColumnRuleRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeConflictsRecord;
@@ -3619,16 +3621,64 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.feed_page_plan</code>.
+     */
+    public static Result<FeedPagePlanRecord> feedPagePlan(
+          Configuration configuration
+        , String consumerName
+        , Integer maxEvents
+        , String readAfter
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.FeedPagePlan.FEED_PAGE_PLAN.call(
+              consumerName
+            , maxEvents
+            , readAfter
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.feed_page_plan</code> as a table.
+     */
+    public static FeedPagePlan feedPagePlan(
+          String consumerName
+        , Integer maxEvents
+        , String readAfter
+    ) {
+        return io.gnomon.sql.internal.generated.tables.FeedPagePlan.FEED_PAGE_PLAN.call(
+            consumerName,
+            maxEvents,
+            readAfter
+        );
+    }
+
+    /**
+     * Get <code>gnomon.feed_page_plan</code> as a table.
+     */
+    public static FeedPagePlan feedPagePlan(
+          Field<String> consumerName
+        , Field<Integer> maxEvents
+        , Field<String> readAfter
+    ) {
+        return io.gnomon.sql.internal.generated.tables.FeedPagePlan.FEED_PAGE_PLAN.call(
+            consumerName,
+            maxEvents,
+            readAfter
+        );
+    }
+
+    /**
      * Call <code>gnomon.feed_read</code>.
      */
     public static Result<FeedReadRecord> feedRead(
           Configuration configuration
         , String consumerName
         , Integer maxEvents
+        , String readAfter
     ) {
         return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
               consumerName
             , maxEvents
+            , readAfter
         )).fetch();
     }
 
@@ -3638,10 +3688,12 @@ public class Routines {
     public static FeedRead feedRead(
           String consumerName
         , Integer maxEvents
+        , String readAfter
     ) {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
-            maxEvents
+            maxEvents,
+            readAfter
         );
     }
 
@@ -3651,10 +3703,12 @@ public class Routines {
     public static FeedRead feedRead(
           Field<String> consumerName
         , Field<Integer> maxEvents
+        , Field<String> readAfter
     ) {
         return io.gnomon.sql.internal.generated.tables.FeedRead.FEED_READ.call(
             consumerName,
-            maxEvents
+            maxEvents,
+            readAfter
         );
     }
 

@@ -25,7 +25,8 @@ import org.jooq.impl.TableImpl;
 
 
 /**
- * consumer_name text, max_events integer DEFAULT 1000
+ * consumer_name text, max_events integer DEFAULT 1000, read_after text DEFAULT
+ * NULL::text
  */
 @SuppressWarnings({ "all", "unchecked", "rawtypes" })
 public class FeedRead extends TableImpl<FeedReadRecord> {
@@ -108,7 +109,8 @@ public class FeedRead extends TableImpl<FeedReadRecord> {
     private FeedRead(Name alias, Table<FeedReadRecord> aliased) {
         this(alias, aliased, new Field[] {
             DSL.val(null, SQLDataType.CLOB),
-            DSL.val(null, SQLDataType.INTEGER.defaultValue(DSL.field(DSL.raw("1000"), SQLDataType.INTEGER)))
+            DSL.val(null, SQLDataType.INTEGER.defaultValue(DSL.field(DSL.raw("1000"), SQLDataType.INTEGER))),
+            DSL.val(null, SQLDataType.CLOB.defaultValue(DSL.field(DSL.raw("NULL::text"), SQLDataType.CLOB)))
         });
     }
 
@@ -117,7 +119,7 @@ public class FeedRead extends TableImpl<FeedReadRecord> {
     }
 
     private FeedRead(Name alias, Table<FeedReadRecord> aliased, Field<?>[] parameters, Condition where) {
-        super(alias, null, aliased, parameters, DSL.comment("consumer_name text, max_events integer DEFAULT 1000"), TableOptions.function(), where);
+        super(alias, null, aliased, parameters, DSL.comment("consumer_name text, max_events integer DEFAULT 1000, read_after text DEFAULT NULL::text"), TableOptions.function(), where);
     }
 
     /**
@@ -191,10 +193,12 @@ public class FeedRead extends TableImpl<FeedReadRecord> {
     public FeedRead call(
           String consumerName
         , Integer maxEvents
+        , String readAfter
     ) {
         FeedRead result = new FeedRead(DSL.name("feed_read"), null, new Field[] {
             DSL.val(consumerName, SQLDataType.CLOB),
-            DSL.val(maxEvents, SQLDataType.INTEGER.defaultValue(DSL.field(DSL.raw("1000"), SQLDataType.INTEGER)))
+            DSL.val(maxEvents, SQLDataType.INTEGER.defaultValue(DSL.field(DSL.raw("1000"), SQLDataType.INTEGER))),
+            DSL.val(readAfter, SQLDataType.CLOB.defaultValue(DSL.field(DSL.raw("NULL::text"), SQLDataType.CLOB)))
         });
 
         return aliased() ? result.as(getUnqualifiedName()) : result;
@@ -206,10 +210,12 @@ public class FeedRead extends TableImpl<FeedReadRecord> {
     public FeedRead call(
           Field<String> consumerName
         , Field<Integer> maxEvents
+        , Field<String> readAfter
     ) {
         FeedRead result = new FeedRead(DSL.name("feed_read"), null, new Field[] {
             consumerName,
-            maxEvents
+            maxEvents,
+            readAfter
         });
 
         return aliased() ? result.as(getUnqualifiedName()) : result;

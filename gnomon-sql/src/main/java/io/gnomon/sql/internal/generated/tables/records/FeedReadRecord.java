@@ -13,7 +13,8 @@ import org.jooq.impl.TableRecordImpl;
 
 
 /**
- * consumer_name text, max_events integer DEFAULT 1000
+ * consumer_name text, max_events integer DEFAULT 1000, read_after text DEFAULT
+ * NULL::text
  */
 @SuppressWarnings({ "all", "unchecked", "rawtypes" })
 public class FeedReadRecord extends TableRecordImpl<FeedReadRecord> {
