@@ -39,6 +39,7 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "optimizer/planner.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -61,6 +62,7 @@
 #define ARG_FIRST_KEY 6
 
 static bool c_key_scan = true;
+static bool as_of_planned = false;	/* a node was planned since the last reshape (see as_of_planner) */
 static set_rel_pathlist_hook_type prev_set_rel_pathlist = NULL;
 
 static Plan *plan_as_of_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist, List *clauses,
@@ -201,13 +203,14 @@ as_of_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEn
 	cp->path.startup_cost = 0;
 	cp->path.total_cost = cpu_tuple_cost + cpu_operator_cost * list_length(rel->baserestrictinfo);
 	cp->path.pathkeys = NIL;
-	cp->flags = 0;
+	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;	/* ExecScan projects */
 	cp->custom_paths = NIL;
 	cp->custom_private = NIL;
 	cp->methods = &as_of_path_methods;
 	rel->pathlist = NIL;
 	rel->partial_pathlist = NIL;
 	add_path(rel, &cp->path);
+	as_of_planned = true;
 }
 
 static Plan *
@@ -250,8 +253,10 @@ plan_as_of_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List 
 		if (!probed)
 			quals = lappend(quals, ri->clause);
 	}
-	/* the scan tuple: the columns the output and the remaining conditions read, each once */
-	vars = pull_var_clause((Node *) tlist, 0);
+	/* the scan tuple: the columns the rel's output (whatever tlist a projection puts on this node later) and the
+	 * remaining conditions read, each once */
+	vars = pull_var_clause((Node *) rel->reltarget->exprs, 0);
+	vars = list_concat(vars, pull_var_clause((Node *) tlist, 0));
 	vars = list_concat(vars, pull_var_clause((Node *) quals, 0));
 	foreach(lc, vars)
 	{
@@ -280,7 +285,10 @@ plan_as_of_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List 
 typedef struct AsOfScanState
 {
 	CustomScanState css;
-	List	   *args;			/* ExprStates: the coordinate, then the key values */
+	int			nargs;			/* the coordinate, then the key values: */
+	ExprState **args;			/* compiled, or NULL: */
+	Const	  **consts;			/* a constant, or */
+	int		   *params;			/* the number of a parameter read as it is (no fetch hook) */
 	Oid			relid;
 	uint64		track_xid;
 	int32		table_id;
@@ -289,7 +297,9 @@ typedef struct AsOfScanState
 	AttrNumber	keypos[INDEX_MAX_KEYS];
 	Oid			keytypes[INDEX_MAX_KEYS + 1];
 	int			natts;			/* the scan tuple's columns: their numbers in the table */
-	AttrNumber *attmap;
+	AttrNumber *attmap;			/* 0: a constant of the scan tuple (see reshape_as_of) */
+	Datum	   *constvals;
+	bool	   *constnulls;
 	AttrNumber	maxatt;
 	Relation	rel;
 	Relation	idx;
@@ -326,12 +336,21 @@ create_as_of_state(CustomScan *cscan)
 		st->keytypes[i] = exprType(list_nth(cscan->custom_exprs, i + 1));
 	st->natts = list_length(attmap);
 	st->attmap = palloc(sizeof(AttrNumber) * (st->natts + 1));
+	st->constvals = palloc0(sizeof(Datum) * (st->natts + 1));
+	st->constnulls = palloc0(sizeof(bool) * (st->natts + 1));
 	i = 0;
 	st->maxatt = 0;
 	foreach(lc, attmap)
 	{
 		st->attmap[i] = (AttrNumber) lfirst_int(lc);
 		st->maxatt = Max(st->maxatt, st->attmap[i]);
+		if (st->attmap[i] == 0)
+		{
+			Const	   *c = (Const *) ((TargetEntry *) list_nth(cscan->custom_scan_tlist, i))->expr;
+
+			st->constvals[i] = c->constvalue;
+			st->constnulls[i] = c->constisnull;
+		}
 		i++;
 	}
 	return (Node *) st;
@@ -345,7 +364,29 @@ begin_as_of(CustomScanState *node, EState *estate, int eflags)
 	Oid			pk;
 	int			i;
 
-	st->args = ExecInitExprList(cs->custom_exprs, &node->ss.ps);
+	ParamListInfo pli = estate->es_param_list_info;
+	ListCell   *lc;
+
+	/* constants and plain parameters are read as they are: compiling an expression per execution costs more than the
+	 * probe's own set-up */
+	st->nargs = list_length(cs->custom_exprs);
+	st->args = palloc0(sizeof(ExprState *) * st->nargs);
+	st->consts = palloc0(sizeof(Const *) * st->nargs);
+	st->params = palloc0(sizeof(int) * st->nargs);
+	foreach(lc, cs->custom_exprs)
+	{
+		Node	   *e = lfirst(lc);
+		int			n = foreach_current_index(lc);
+
+		if (IsA(e, Const))
+			st->consts[n] = (Const *) e;
+		else if (IsA(e, Param) && ((Param *) e)->paramkind == PARAM_EXTERN && pli != NULL && pli->paramFetch == NULL
+				 && ((Param *) e)->paramid > 0 && ((Param *) e)->paramid <= pli->numParams
+				 && pli->params[((Param *) e)->paramid - 1].ptype == ((Param *) e)->paramtype)
+			st->params[n] = ((Param *) e)->paramid;
+		else
+			st->args[n] = ExecInitExpr((Expr *) e, &node->ss.ps);
+	}
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
 	st->rel = table_open(st->relid, AccessShareLock);
@@ -384,10 +425,34 @@ emit(AsOfScanState *st, TupleTableSlot *src)
 		slot_getsomeattrs(src, st->maxatt);
 	for (i = 0; i < st->natts; i++)
 	{
+		if (st->attmap[i] == 0)
+		{
+			out->tts_values[i] = st->constvals[i];
+			out->tts_isnull[i] = st->constnulls[i];
+			continue;
+		}
 		out->tts_values[i] = src->tts_values[st->attmap[i] - 1];
 		out->tts_isnull[i] = src->tts_isnull[st->attmap[i] - 1];
 	}
 	return ExecStoreVirtualTuple(out);
+}
+
+static Datum
+arg_value(AsOfScanState *st, int n, ExprContext *econtext, bool *isnull)
+{
+	if (st->consts[n] != NULL)
+	{
+		*isnull = st->consts[n]->constisnull;
+		return st->consts[n]->constvalue;
+	}
+	if (st->params[n] > 0)
+	{
+		ParamExternData *prm = &st->css.ss.ps.state->es_param_list_info->params[st->params[n] - 1];
+
+		*isnull = prm->isnull;
+		return prm->value;
+	}
+	return ExecEvalExprSwitchContext(st->args[n], econtext, isnull);
 }
 
 /* The key's row as of the coordinate: the live row, or the fallback's rows (gnomon.as_of_key_c's steps) */
@@ -403,18 +468,16 @@ next_as_of(ScanState *ss)
 		Datum		coordinate;
 		bool		coordinate_null;
 		GnSnapshot *s;
-		ListCell   *lc;
 		int			i;
 
 		st->done = true;
 		st->from_fallback = false;
-		coordinate = ExecEvalExprSwitchContext(linitial(st->args), econtext, &coordinate_null);
-		for_each_from(lc, st->args, 1)
+		coordinate = arg_value(st, 0, econtext, &coordinate_null);
+		for (i = 0; i < st->nkeys; i++)
 		{
 			bool		isnull;
 
-			i = foreach_current_index(lc) - 1;
-			keys[i] = ExecEvalExprSwitchContext(lfirst(lc), econtext, &isnull);
+			keys[i] = arg_value(st, i + 1, econtext, &isnull);
 			/* "key = null" is true of no row */
 			if (isnull)
 				return ExecClearTuple(ss->ss_ScanTupleSlot);
@@ -514,6 +577,106 @@ explain_as_of(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Else", format_procedure(st->fallback), es);
 }
 
+/*
+ * After planning: a node whose output is only its columns and constants (the arm of the read: the columns the query
+ * reads, nulls for the others) gets a scan tuple of exactly that output, so that the executor builds no projection
+ * for it at each execution (ExecConditionalAssignProjectionInfo finds the output equal to the scan tuple). The
+ * planner cannot tell the node its output earlier: a projection put on a scan node replaces its target list after
+ * the node is planned.
+ */
+static void
+reshape_as_of(CustomScan *cs)
+{
+	List	   *scan_tlist = NIL;
+	List	   *tlist = NIL;
+	List	   *attmap = NIL;
+	List	   *old_attmap = lthird(cs->custom_private);
+	ListCell   *lc;
+
+	if (cs->scan.plan.qual != NIL)
+		return;
+	foreach(lc, cs->scan.plan.targetlist)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+		int			n = list_length(scan_tlist) + 1;
+		Expr	   *e = te->expr;
+
+		if (IsA(e, Var) && ((Var *) e)->varno == INDEX_VAR && ((Var *) e)->varattno > 0
+			&& ((Var *) e)->varattno <= list_length(cs->custom_scan_tlist))
+		{
+			TargetEntry *src = list_nth(cs->custom_scan_tlist, ((Var *) e)->varattno - 1);
+
+			scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(src->expr), n, te->resname, false));
+			attmap = lappend_int(attmap, list_nth_int(old_attmap, ((Var *) e)->varattno - 1));
+		}
+		else if (IsA(e, Const))
+		{
+			scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(e), n, te->resname, false));
+			attmap = lappend_int(attmap, 0);
+		}
+		else
+			return;
+		tlist = lappend(tlist, makeTargetEntry((Expr *) makeVar(INDEX_VAR, n, exprType((Node *) e), exprTypmod((Node *) e),
+																 exprCollation((Node *) e), 0),
+											   te->resno, te->resname, te->resjunk));
+	}
+	cs->custom_scan_tlist = scan_tlist;
+	cs->scan.plan.targetlist = tlist;
+	cs->custom_private = list_make3(linitial(cs->custom_private), lsecond(cs->custom_private), attmap);
+}
+
+static void
+reshape_plan(Plan *plan)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return;
+	check_stack_depth();
+	reshape_plan(plan->lefttree);
+	reshape_plan(plan->righttree);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				reshape_plan(lfirst(lc));
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				reshape_plan(lfirst(lc));
+			break;
+		case T_SubqueryScan:
+			reshape_plan(((SubqueryScan *) plan)->subplan);
+			break;
+		case T_CustomScan:
+			if (((CustomScan *) plan)->methods == &as_of_scan_methods)
+				reshape_as_of((CustomScan *) plan);
+			foreach(lc, ((CustomScan *) plan)->custom_plans)
+				reshape_plan(lfirst(lc));
+			break;
+		default:
+			break;
+	}
+}
+
+static planner_hook_type prev_planner = NULL;
+
+static PlannedStmt *
+as_of_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
+{
+	PlannedStmt *stmt = prev_planner ? prev_planner(parse, query_string, cursorOptions, boundParams)
+		: standard_planner(parse, query_string, cursorOptions, boundParams);
+	ListCell   *lc;
+
+	if (!as_of_planned)
+		return stmt;
+	as_of_planned = false;
+	reshape_plan(stmt->planTree);
+	foreach(lc, stmt->subplans)
+		reshape_plan(lfirst(lc));
+	return stmt;
+}
+
 void
 gnomon_as_of_scan_init(void)
 {
@@ -528,4 +691,6 @@ gnomon_as_of_scan_init(void)
 		RegisterCustomScanMethods(&as_of_scan_methods);
 	prev_set_rel_pathlist = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = as_of_set_rel_pathlist;
+	prev_planner = planner_hook;
+	planner_hook = as_of_planner;
 }
