@@ -62,6 +62,15 @@
 #define ARG_FIRST_KEY 6
 
 static bool c_key_scan = true;
+
+bool		gnomon_c_key_scan_enabled(void);
+
+/* gnomon.c_key_scan, for branch_scan.c */
+bool
+gnomon_c_key_scan_enabled(void)
+{
+	return c_key_scan;
+}
 static bool as_of_planned = false;	/* a node was planned since the last reshape (see as_of_planner) */
 static set_rel_pathlist_hook_type prev_set_rel_pathlist = NULL;
 
@@ -255,7 +264,7 @@ plan_as_of_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List 
 	}
 	/* the scan tuple: the columns the rel's output (whatever tlist a projection puts on this node later) and the
 	 * remaining conditions read, each once */
-	vars = pull_var_clause((Node *) rel->reltarget->exprs, 0);
+	vars = pull_var_clause((Node *) best_path->path.pathtarget->exprs, 0);
 	vars = list_concat(vars, pull_var_clause((Node *) tlist, 0));
 	vars = list_concat(vars, pull_var_clause((Node *) quals, 0));
 	foreach(lc, vars)
@@ -684,8 +693,8 @@ gnomon_as_of_scan_init(void)
 	if (set_rel_pathlist_hook == as_of_set_rel_pathlist)
 		return;
 	DefineCustomBoolVariable("gnomon.c_key_scan",
-							 "Plans the C module's point reads as of a coordinate as one executor node (Custom Scan).",
-							 "Off: a function scan of gnomon.as_of_key_c, as before. Applies to plans made after the change.",
+							 "Plans the C module's point reads (as of a coordinate, or on a branch) as executor nodes of its own (Custom Scan).",
+							 "Off: a function scan of gnomon.as_of_key_c, and an append of the branch read's scans, as before. Applies to plans made after the change.",
 							 &c_key_scan, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	if (GetCustomScanMethods(AS_OF_SCAN_NAME, true) == NULL)
 		RegisterCustomScanMethods(&as_of_scan_methods);

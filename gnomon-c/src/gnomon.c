@@ -94,6 +94,7 @@ qualified_name(Relation rel)
 void		_PG_init(void);
 void		gnomon_branch_init(void);	/* branch.c */
 void		gnomon_as_of_scan_init(void);	/* as_of_scan.c */
+void		gnomon_branch_scan_init(void);	/* branch_scan.c */
 
 PG_FUNCTION_INFO_V1(gnomon_c_version);
 PG_FUNCTION_INFO_V1(gnomon_write);
@@ -132,6 +133,7 @@ _PG_init(void)
 	CacheRegisterRelcacheCallback(invalidate_targets, (Datum) 0);
 	gnomon_branch_init();
 	gnomon_as_of_scan_init();
+	gnomon_branch_scan_init();
 }
 
 /* Reads the catalog row of the tracked table that fired the trigger (through SPI, once per backend and table). */
