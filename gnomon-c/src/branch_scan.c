@@ -43,6 +43,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 
 #include "branch.h"
 #include "read.h"
@@ -232,7 +233,8 @@ branch_read(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte, FuncExpr **p
 			return false;
 	}
 	*arm = main_arm(root, rel->relid, place);
-	return *arm != NULL;
+	/* a row-level security policy on main's arm: its scan applies it, a probe of ours would not */
+	return *arm != NULL && planner_rt_fetch((*arm)->child_relid, root)->securityQuals == NIL;
 }
 
 static void
@@ -464,7 +466,9 @@ begin_branch(CustomScanState *node, EState *estate, int eflags)
 	}
 	st->rel = table_open(st->main_relid, AccessShareLock);
 	pk = RelationGetPrimaryKeyIndex(st->rel);
-	if (!OidIsValid(pk))
+	/* (row-level security in force: main's arm applies it, so every key goes to the append) */
+	if (!OidIsValid(pk)
+		|| (st->rel->rd_rel->relrowsecurity && check_enable_rls(st->main_relid, InvalidOid, false) != RLS_NONE))
 		return;
 	st->idx = index_open(pk, AccessShareLock);
 	st->probe_main = st->idx->rd_index->indnkeyatts == st->nkeys;
