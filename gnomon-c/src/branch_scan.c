@@ -528,16 +528,17 @@ next_branch(ScanState *ss)
 		if (t->nkeys != st->nkeys)
 			elog(ERROR, "gnomon: the branch read of table %d names %d key columns, the table has %d", st->table_id,
 				 st->nkeys, t->nkeys);
+		/* gnomon.branch_pick_c's checks, in its order: the permission, the point, its age */
+		if (!st->checked
+			&& pg_class_aclcheck(t->main_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK
+			&& (!OidIsValid(t->view_relid) || pg_class_aclcheck(t->view_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to read the branch rows of table %s", get_rel_name(t->main_relid)),
+					 errhint("Grant SELECT on the table, or on its branch view.")));
 		p = gnomon_branch_point(ss->ps.state->es_query_cxt);
 		if (!st->checked)
 		{
-			/* gnomon.branch_pick_c's checks, in its order */
-			if (pg_class_aclcheck(t->main_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK
-				&& (!OidIsValid(t->view_relid) || pg_class_aclcheck(t->view_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK))
-				ereport(ERROR,
-						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-						 errmsg("permission denied to read the branch rows of table %s", get_rel_name(t->main_relid)),
-						 errhint("Grant SELECT on the table, or on its branch view.")));
 			if (!gnomon_branch_visible(t->track_xid, p->main_snap))
 				gnomon_branch_raise("select gnomon.point_too_old($1, gnomon.current_point())", st->table_id);
 			st->checked = true;
