@@ -102,26 +102,6 @@ static const CustomExecMethods as_of_exec_methods = {
 	.ExplainCustomScan = explain_as_of,
 };
 
-/* Whether an expression refers to nothing of a row (no column, no executor parameter, nothing volatile) */
-static bool
-row_free_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, SubLink) || IsA(node, SubPlan) || IsA(node, Aggref)
-		|| IsA(node, WindowFunc) || IsA(node, GroupingFunc) || IsA(node, CurrentOfExpr))
-		return true;
-	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
-		return true;
-	return expression_tree_walker(node, row_free_walker, context);
-}
-
-static bool
-row_free(Node *node)
-{
-	return !row_free_walker(node, NULL) && !contain_volatile_functions(node);
-}
-
 /* The call of gnomon.as_of_key_c with its key values set that a function scan runs; NULL if the rel is not one */
 static FuncExpr *
 keyed_call(RelOptInfo *rel, RangeTblEntry *rte)
@@ -160,7 +140,7 @@ keyed_call(RelOptInfo *rel, RangeTblEntry *rte)
 
 		if (i == ARG_COORDINATE || (i >= ARG_FIRST_KEY && (i - ARG_FIRST_KEY) % 2 == 1))
 		{
-			if (!row_free(a))
+			if (!gnomon_pinned_value(a))
 				return NULL;
 		}
 		else if (i != 0 && (!IsA(a, Const) || ((Const *) a)->constisnull))
@@ -294,10 +274,7 @@ plan_as_of_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List 
 typedef struct AsOfScanState
 {
 	CustomScanState css;
-	int			nargs;			/* the coordinate, then the key values: */
-	ExprState **args;			/* compiled, or NULL: */
-	Const	  **consts;			/* a constant, or */
-	int		   *params;			/* the number of a parameter read as it is (no fetch hook) */
+	GnArgs		args;			/* the coordinate, then the key values */
 	Oid			relid;
 	uint64		track_xid;
 	int32		table_id;
@@ -373,29 +350,7 @@ begin_as_of(CustomScanState *node, EState *estate, int eflags)
 	Oid			pk;
 	int			i;
 
-	ParamListInfo pli = estate->es_param_list_info;
-	ListCell   *lc;
-
-	/* constants and plain parameters are read as they are: compiling an expression per execution costs more than the
-	 * probe's own set-up */
-	st->nargs = list_length(cs->custom_exprs);
-	st->args = palloc0(sizeof(ExprState *) * st->nargs);
-	st->consts = palloc0(sizeof(Const *) * st->nargs);
-	st->params = palloc0(sizeof(int) * st->nargs);
-	foreach(lc, cs->custom_exprs)
-	{
-		Node	   *e = lfirst(lc);
-		int			n = foreach_current_index(lc);
-
-		if (IsA(e, Const))
-			st->consts[n] = (Const *) e;
-		else if (IsA(e, Param) && ((Param *) e)->paramkind == PARAM_EXTERN && pli != NULL && pli->paramFetch == NULL
-				 && ((Param *) e)->paramid > 0 && ((Param *) e)->paramid <= pli->numParams
-				 && pli->params[((Param *) e)->paramid - 1].ptype == ((Param *) e)->paramtype)
-			st->params[n] = ((Param *) e)->paramid;
-		else
-			st->args[n] = ExecInitExpr((Expr *) e, &node->ss.ps);
-	}
+	gnomon_args_init(&st->args, cs->custom_exprs, &node->ss.ps);
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
 	st->rel = table_open(st->relid, AccessShareLock);
@@ -446,22 +401,48 @@ emit(AsOfScanState *st, TupleTableSlot *src)
 	return ExecStoreVirtualTuple(out);
 }
 
-static Datum
-arg_value(AsOfScanState *st, int n, ExprContext *econtext, bool *isnull)
+void
+gnomon_args_init(GnArgs *a, List *exprs, PlanState *ps)
 {
-	if (st->consts[n] != NULL)
+	ParamListInfo pli = ps->state->es_param_list_info;
+	ListCell   *lc;
+
+	a->n = list_length(exprs);
+	a->exprs = palloc0(sizeof(ExprState *) * Max(a->n, 1));
+	a->consts = palloc0(sizeof(Const *) * Max(a->n, 1));
+	a->params = palloc0(sizeof(int) * Max(a->n, 1));
+	foreach(lc, exprs)
 	{
-		*isnull = st->consts[n]->constisnull;
-		return st->consts[n]->constvalue;
+		Node	   *e = lfirst(lc);
+		int			n = foreach_current_index(lc);
+
+		if (IsA(e, Const))
+			a->consts[n] = (Const *) e;
+		else if (IsA(e, Param) && ((Param *) e)->paramkind == PARAM_EXTERN && pli != NULL && pli->paramFetch == NULL
+				 && ((Param *) e)->paramid > 0 && ((Param *) e)->paramid <= pli->numParams
+				 && pli->params[((Param *) e)->paramid - 1].ptype == ((Param *) e)->paramtype)
+			a->params[n] = ((Param *) e)->paramid;
+		else
+			a->exprs[n] = ExecInitExpr((Expr *) e, ps);
 	}
-	if (st->params[n] > 0)
+}
+
+Datum
+gnomon_arg_value(GnArgs *a, int i, PlanState *ps, bool *isnull)
+{
+	if (a->consts[i] != NULL)
 	{
-		ParamExternData *prm = &st->css.ss.ps.state->es_param_list_info->params[st->params[n] - 1];
+		*isnull = a->consts[i]->constisnull;
+		return a->consts[i]->constvalue;
+	}
+	if (a->params[i] > 0)
+	{
+		ParamExternData *prm = &ps->state->es_param_list_info->params[a->params[i] - 1];
 
 		*isnull = prm->isnull;
 		return prm->value;
 	}
-	return ExecEvalExprSwitchContext(st->args[n], econtext, isnull);
+	return ExecEvalExprSwitchContext(a->exprs[i], ps->ps_ExprContext, isnull);
 }
 
 /* The key's row as of the coordinate: the live row, or the fallback's rows (gnomon.as_of_key_c's steps) */
@@ -469,7 +450,6 @@ static TupleTableSlot *
 next_as_of(ScanState *ss)
 {
 	AsOfScanState *st = (AsOfScanState *) ss;
-	ExprContext *econtext = ss->ps.ps_ExprContext;
 
 	if (!st->done)
 	{
@@ -481,12 +461,12 @@ next_as_of(ScanState *ss)
 
 		st->done = true;
 		st->from_fallback = false;
-		coordinate = arg_value(st, 0, econtext, &coordinate_null);
+		coordinate = gnomon_arg_value(&st->args, 0, &ss->ps, &coordinate_null);
 		for (i = 0; i < st->nkeys; i++)
 		{
 			bool		isnull;
 
-			keys[i] = arg_value(st, i + 1, econtext, &isnull);
+			keys[i] = gnomon_arg_value(&st->args, i + 1, &ss->ps, &isnull);
 			/* "key = null" is true of no row */
 			if (isnull)
 				return ExecClearTuple(ss->ss_ScanTupleSlot);

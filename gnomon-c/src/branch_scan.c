@@ -363,9 +363,7 @@ typedef struct BranchScanState
 	int32		table_id;
 	Oid			main_relid;
 	int			nkeys;
-	ExprState **args;
-	Const	  **consts;
-	int		   *params;
+	GnArgs		args;			/* the key values */
 	AttrNumber	keycols[GN_MAX_KEYS];
 	int			natts;
 	AttrNumber *colmap;
@@ -435,29 +433,11 @@ begin_branch(CustomScanState *node, EState *estate, int eflags)
 {
 	BranchScanState *st = (BranchScanState *) node;
 	CustomScan *cs = (CustomScan *) node->ss.ps.plan;
-	ParamListInfo pli = estate->es_param_list_info;
-	ListCell   *lc;
 	Oid			pk;
 	int			i;
 
 	st->eflags = eflags;
-	st->args = palloc0(sizeof(ExprState *) * Max(st->nkeys, 1));
-	st->consts = palloc0(sizeof(Const *) * Max(st->nkeys, 1));
-	st->params = palloc0(sizeof(int) * Max(st->nkeys, 1));
-	foreach(lc, cs->custom_exprs)
-	{
-		Node	   *e = lfirst(lc);
-		int			n = foreach_current_index(lc);
-
-		if (IsA(e, Const))
-			st->consts[n] = (Const *) e;
-		else if (IsA(e, Param) && ((Param *) e)->paramkind == PARAM_EXTERN && pli != NULL && pli->paramFetch == NULL
-				 && ((Param *) e)->paramid > 0 && ((Param *) e)->paramid <= pli->numParams
-				 && pli->params[((Param *) e)->paramid - 1].ptype == ((Param *) e)->paramtype)
-			st->params[n] = ((Param *) e)->paramid;
-		else
-			st->args[n] = ExecInitExpr((Expr *) e, &node->ss.ps);
-	}
+	gnomon_args_init(&st->args, cs->custom_exprs, &node->ss.ps);
 	/* EXPLAIN shows the append the node starts for the keys that need it */
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 	{
@@ -481,24 +461,6 @@ begin_branch(CustomScanState *node, EState *estate, int eflags)
 	st->scan = index_beginscan(st->rel, st->idx, estate->es_snapshot, st->nkeys, 0);
 }
 
-static Datum
-key_value(BranchScanState *st, int n, ExprContext *econtext, bool *isnull)
-{
-	if (st->consts[n] != NULL)
-	{
-		*isnull = st->consts[n]->constisnull;
-		return st->consts[n]->constvalue;
-	}
-	if (st->params[n] > 0)
-	{
-		ParamExternData *prm = &st->css.ss.ps.state->es_param_list_info->params[st->params[n] - 1];
-
-		*isnull = prm->isnull;
-		return prm->value;
-	}
-	return ExecEvalExprSwitchContext(st->args[n], econtext, isnull);
-}
-
 static TupleTableSlot *
 next_branch(ScanState *ss)
 {
@@ -519,7 +481,7 @@ next_branch(ScanState *ss)
 		{
 			bool		isnull;
 
-			keys[i] = key_value(st, i, ss->ps.ps_ExprContext, &isnull);
+			keys[i] = gnomon_arg_value(&st->args, i, &ss->ps, &isnull);
 			/* keys are never null: the pick is false for every row */
 			if (isnull)
 				return ExecClearTuple(out);

@@ -997,3 +997,9 @@ gnomon_pinned_by(Node *qual, Index varno, AttrNumber attno)
 {
 	return pinned_by(qual, varno, attno);
 }
+
+bool
+gnomon_pinned_value(Node *node)
+{
+	return pinned_value(node);
+}

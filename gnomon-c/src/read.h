@@ -1,5 +1,6 @@
 /*
- * read.h: what read.c lends the executor node of as_of_scan.c (the same steps as gnomon.as_of_key_c).
+ * read.h: what read.c lends the executor node of as_of_scan.c (the same steps as gnomon.as_of_key_c), and what
+ * as_of_scan.c lends branch_scan.c (the arguments of a node, gnomon_args_*).
  */
 #ifndef GNOMON_READ_H
 #define GNOMON_READ_H
@@ -27,6 +28,22 @@ extern RegProcedure *gnomon_key_procs(Relation idx);
 
 /* The value a qual pins column (varno, attno) to ("col = value" with the type's own equality); NULL if none */
 extern Node *gnomon_pinned_by(Node *qual, Index varno, AttrNumber attno);
+
+/* Whether an expression is the same at every row (no column, no sub-select or executor parameter, nothing volatile) */
+extern bool gnomon_pinned_value(Node *node);
+
+/* The values an executor node of the module reads per execution: constants and plain parameters read as they are
+ * (compiling an expression per execution costs more than the probe's own set-up), anything else compiled */
+typedef struct GnArgs
+{
+	int			n;
+	struct ExprState **exprs;
+	Const	  **consts;
+	int		   *params;
+} GnArgs;
+
+extern void gnomon_args_init(GnArgs *a, List *exprs, struct PlanState *ps);
+extern Datum gnomon_arg_value(GnArgs *a, int i, struct PlanState *ps, bool *isnull);
 
 /* as_of_scan.c: registers the executor node and its planner hook (from _PG_init) */
 extern void gnomon_as_of_scan_init(void);
