@@ -93,6 +93,8 @@ qualified_name(Relation rel)
 
 void		_PG_init(void);
 void		gnomon_branch_init(void);	/* branch.c */
+void		gnomon_as_of_scan_init(void);	/* as_of_scan.c */
+void		gnomon_branch_scan_init(void);	/* branch_scan.c */
 
 PG_FUNCTION_INFO_V1(gnomon_c_version);
 PG_FUNCTION_INFO_V1(gnomon_write);
@@ -130,6 +132,8 @@ _PG_init(void)
 	targets = hash_create("gnomon write targets", 64, &ctl, HASH_ELEM | HASH_BLOBS);
 	CacheRegisterRelcacheCallback(invalidate_targets, (Datum) 0);
 	gnomon_branch_init();
+	gnomon_as_of_scan_init();
+	gnomon_branch_scan_init();
 }
 
 /* Reads the catalog row of the tracked table that fired the trigger (through SPI, once per backend and table). */

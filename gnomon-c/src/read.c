@@ -36,15 +36,17 @@
 #include "utils/timestamp.h"
 #include "utils/xid8.h"
 
+#include "read.h"
+
 /* The layout of PostgreSQL's pg_snapshot (src/backend/utils/adt/xid8funcs.c, unchanged since PostgreSQL 13). */
-typedef struct GnSnapshot
+struct GnSnapshot
 {
 	int32		vl_len_;
 	uint32		nxip;
 	FullTransactionId xmin;
 	FullTransactionId xmax;
 	FullTransactionId xip[FLEXIBLE_ARRAY_MEMBER];
-} GnSnapshot;
+};
 
 /* One parsed coordinate. */
 typedef struct CachedCoordinate
@@ -743,7 +745,7 @@ static int	fallback_next = 0;
 
 /* The fallback gnomon_t.<base>_as_of_k(keys..., coordinate) for one key, its rows into the tuplestore */
 static void
-run_fallback(FunctionCallInfo fcinfo, Oid fallback, int nkeys, Datum *keys, Oid *keytypes, Tuplestorestate *ts)
+run_fallback(Datum coordinate, Oid fallback, int nkeys, Datum *keys, Oid *keytypes, Tuplestorestate *ts)
 {
 	KeyFallback *fb = NULL;
 	Datum		values[FUNC_MAX_ARGS];
@@ -792,8 +794,8 @@ run_fallback(FunctionCallInfo fcinfo, Oid fallback, int nkeys, Datum *keys, Oid 
 		values[i] = keys[i];
 		nulls[i] = ' ';
 	}
-	values[nkeys] = PG_GETARG_DATUM(1);
-	nulls[nkeys] = ' ';
+	values[nkeys] = coordinate;
+	nulls[nkeys] = coordinate == (Datum) 0 ? 'n' : ' ';
 	rc = SPI_execute_plan(fb->plan, values, nulls, true, 0);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "gnomon: the as-of fallback failed: %s", SPI_result_code_string(rc));
@@ -916,7 +918,7 @@ gnomon_as_of_key_c(PG_FUNCTION_ARGS)
 	if (!OidIsValid(pk) || (rel->rd_rel->relrowsecurity && check_enable_rls(relid, InvalidOid, false) != RLS_NONE))
 	{
 		table_close(rel, AccessShareLock);
-		run_fallback(fcinfo, fallback, nkeys, keys, keytypes, rsinfo->setResult);
+		run_fallback(PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1), fallback, nkeys, keys, keytypes, rsinfo->setResult);
 		return (Datum) 0;
 	}
 	idx = index_open(pk, AccessShareLock);
@@ -961,6 +963,43 @@ gnomon_as_of_key_c(PG_FUNCTION_ARGS)
 	index_close(idx, AccessShareLock);
 	table_close(rel, AccessShareLock);
 	if (!current)
-		run_fallback(fcinfo, fallback, nkeys, keys, keytypes, rsinfo->setResult);
+		run_fallback(PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1), fallback, nkeys, keys, keytypes, rsinfo->setResult);
 	return (Datum) 0;
+}
+
+/* For as_of_scan.c (read.h): the same steps as gnomon.as_of_key_c, for the executor node that takes its place */
+GnSnapshot *
+gnomon_resolve_coordinate(text *coordinate, uint64 track_xid, int32 table_id)
+{
+	return resolve(coordinate, track_xid, table_id);
+}
+
+int
+gnomon_xmin_visible(GnSnapshot *s, TransactionId xmin)
+{
+	return xmin_visible(s, xmin);
+}
+
+void
+gnomon_as_of_fallback(Datum coordinate, Oid fallback, int nkeys, Datum *keys, Oid *keytypes, Tuplestorestate *ts)
+{
+	run_fallback(coordinate, fallback, nkeys, keys, keytypes, ts);
+}
+
+RegProcedure *
+gnomon_key_procs(Relation idx)
+{
+	return key_procs(idx)->procs;
+}
+
+Node *
+gnomon_pinned_by(Node *qual, Index varno, AttrNumber attno)
+{
+	return pinned_by(qual, varno, attno);
+}
+
+bool
+gnomon_pinned_value(Node *node)
+{
+	return pinned_value(node);
 }

@@ -58,8 +58,22 @@ class AsOfCReadPropertyCIT extends GnomonIT {
         "a point read does not plan gnomon.as_of_key_c");
     assertTrue(!plan("select v from gnomon_t.kv_as_of($1) where k = 7").contains("kv_h"),
         "a point read still plans the history arm");
+    // the point read is one executor node of the module's (as_of_scan.c), not a function scan
+    String pointPlan = plan("select v from gnomon_t.kv_as_of($1) where k = 7");
+    assertTrue(pointPlan.contains("Custom Scan (gnomon.as_of_key_c)") && !pointPlan.contains("Function Scan"),
+        "a point read does not plan the module's node:\n" + pointPlan);
+    assertTrue(plan("select v from gnomon_t.kv_as_of($1) where k = 7 and v > 0").contains("Filter: (v > 0)"),
+        "the node drops a condition that does not pin the key");
+    assertTrue(planWithout("select v from gnomon_t.kv_as_of($1) where k = 7").contains("Function Scan on as_of_key_c"),
+        "gnomon.c_key_scan = off does not plan the function scan");
+    assertTrue(!plan("select v from gnomon_t.kv_as_of($1) where k > 7").contains("Custom Scan"),
+        "a range read plans the module's node");
     assertTrue(!plan("select v from gnomon_t.kv_as_of($1) where k > 7").contains("as_of_key_c"),
         "a range read plans gnomon.as_of_key_c");
+    sql("create function public.kv_loop(coordinate text, last int) returns int[] language plpgsql as $f$"
+        + " declare r int[] := '{}'; x int; begin"
+        + " for i in 0..last loop x := null; select v into x from gnomon_t.kv_as_of(coordinate) where k = i; r := r || x; end loop;"
+        + " return r; end $f$");
     String tableId = one("select table_id from gnomon.tracked_table where table_name = 'kv'");
     String trackXid = one("select track_xid from gnomon.tracked_table where table_name = 'kv'");
 
@@ -322,6 +336,55 @@ class AsOfCReadPropertyCIT extends GnomonIT {
             "C path point read of key " + key + " (custom plan) as of " + r.coordinate());
         n++;
       }
+      // the function scan the node replaces (gnomon.c_key_scan = off, a plan made after it), and the node again in a
+      // PL/pgSQL loop (one cached plan executed per key), rescanned under a nested loop, with a condition on another
+      // column it keeps, and for "select *"
+      int key = random.nextInt(KEYS + 2);
+      try (Statement st = c.createStatement()) {
+        st.execute("set plan_cache_mode = force_generic_plan");
+        st.execute("set gnomon.c_key_scan = off");
+      }
+      try (PreparedStatement fp = c.prepareStatement("select v from gnomon_t.kv_as_of(?) where k = ?")) {
+        assertEquals(r.rows().get(key), point(fp, r.coordinate(), key), "function scan point read of key " + key + " as of " + r.coordinate());
+      } finally {
+        try (Statement st = c.createStatement()) {
+          st.execute("reset gnomon.c_key_scan");
+        }
+      }
+      try (PreparedStatement lp = c.prepareStatement("select public.kv_loop(?, ?)")) {
+        lp.setString(1, r.coordinate());
+        lp.setInt(2, KEYS + 1);
+        try (ResultSet rs = lp.executeQuery()) {
+          rs.next();
+          Integer[] got = (Integer[]) rs.getArray(1).getArray();
+          for (int k = 0; k <= KEYS + 1; k++) {
+            assertEquals(r.rows().get(k), got[k], "PL/pgSQL loop point read of key " + k + " as of " + r.coordinate());
+          }
+        }
+        n += KEYS + 2;
+      }
+      try (PreparedStatement jp = c.prepareStatement("select g.i, x.v from generate_series(1, 3) g(i)"
+          + " cross join lateral (select v from gnomon_t.kv_as_of(?) where k = ? and g.i > 0 and v is not distinct from v) x")) {
+        jp.setString(1, r.coordinate());
+        jp.setInt(2, key);
+        int rows = 0;
+        try (ResultSet rs = jp.executeQuery()) {
+          while (rs.next()) {
+            rows++;
+            assertEquals(r.rows().get(key), (Integer) rs.getInt(2), "rescanned point read of key " + key + " as of " + r.coordinate());
+          }
+        }
+        assertEquals(r.rows().containsKey(key) ? 3 : 0, rows, "rescanned point reads of key " + key + " as of " + r.coordinate());
+      }
+      try (PreparedStatement sp2 = c.prepareStatement("select * from gnomon_t.kv_as_of(?) where k = ? and v >= 0")) {
+        sp2.setString(1, r.coordinate());
+        sp2.setInt(2, key);
+        try (ResultSet rs = sp2.executeQuery()) {
+          Integer v = rs.next() ? rs.getInt(2) : null;
+          assertTrue(!rs.next(), "two rows for key " + key);
+          assertEquals(r.rows().get(key), v, "select * point read of key " + key + " as of " + r.coordinate());
+        }
+      }
     } finally {
       try (Statement st = c.createStatement()) {
         st.execute("reset plan_cache_mode");
@@ -383,8 +446,18 @@ class AsOfCReadPropertyCIT extends GnomonIT {
 
   /** The generic plan of a query whose coordinate is $1 (explain, costs off; not run). */
   private String plan(String query) throws SQLException {
+    return plan(query, "reset gnomon.c_key_scan");
+  }
+
+  /** The same, with the module's point read node turned off. */
+  private String planWithout(String query) throws SQLException {
+    return plan(query, "set gnomon.c_key_scan = off");
+  }
+
+  private String plan(String query, String setting) throws SQLException {
     StringBuilder b = new StringBuilder();
     try (Connection c = connect(); Statement st = c.createStatement()) {
+      st.execute(setting);
       st.execute("set plan_cache_mode = force_generic_plan");
       st.execute("prepare planned(text) as " + query);
       try (ResultSet rs = st.executeQuery("explain (costs off) execute planned('not read')")) {

@@ -45,6 +45,11 @@ class BranchReadCPropertyIT extends GnomonIT {
     gnomon().track("public.kv");
     gnomon().track("public.kt");
     assertEquals("t", one("select gnomon.branch_c_enabled()"), "the C branch read is enabled");
+    // point reads in a loop: one cached plan of the branch view's read, executed per key
+    sql("create function public.kv_loop(last int) returns int[] language plpgsql as $f$"
+        + " declare r int[] := '{}'; x int; begin"
+        + " for i in 0..last loop x := null; select v into x from kv where k = i; r := r || x; end loop;"
+        + " return r; end $f$");
 
     List<String> targets = new ArrayList<>(List.of("main"));
     int checks = 0;
@@ -155,8 +160,17 @@ class BranchReadCPropertyIT extends GnomonIT {
     assertEquals(sqlKv, read(st, "select k::text, v::text from kv"), at + ", kv full scan");
     assertEquals(sqlKt, read(st, "select ka || '/' || kb, v::text from kt"), at + ", kt full scan");
     int n = 2;
-    for (String mode : new String[] {"force_generic_plan", "force_custom_plan"}) {
-      st.execute("set plan_cache_mode = " + mode);
+    // a point read is the module's node (branch_scan.c), over the append it starts for keys written since the cutoff
+    String plan = explain(st, "select v from kv where k = 3");
+    assertTrue(plan.contains("Custom Scan (gnomon.branch_pick_c)") && plan.contains("Append"), at + ", plan: " + plan);
+    for (String mode : new String[] {"force_generic_plan", "force_custom_plan", "node off"}) {
+      if (mode.equals("node off")) {
+        // the append alone, as before the node (gnomon.c_key_scan applies to plans made after it)
+        st.execute("set gnomon.c_key_scan = off");
+        st.execute("set plan_cache_mode = force_generic_plan");
+      } else {
+        st.execute("set plan_cache_mode = " + mode);
+      }
       TreeMap<String, String> byKey = new TreeMap<>();
       TreeMap<String, String> byKeyKt = new TreeMap<>();
       try (PreparedStatement one = st.getConnection().prepareStatement("select v from kv where k = ?");
@@ -184,9 +198,35 @@ class BranchReadCPropertyIT extends GnomonIT {
       probed.keySet().removeIf(key -> !key.equals("key-" + (Integer.parseInt(key.substring(key.indexOf('/') + 1)) % 4)
           + key.substring(key.indexOf('/'))));
       assertEquals(probed, byKeyKt, at + ", kt point reads, " + mode);
+      st.execute("reset gnomon.c_key_scan");
     }
     st.execute("reset plan_cache_mode");
-    return n;
+    // rescanned under a nested loop, and re-executed from one cached plan in a PL/pgSQL loop
+    int key = (int) Math.floorMod(seed + n, (long) KEYS + 4);
+    TreeMap<String, String> lateral = read(st, "select g::text, x.v::text from generate_series(1, 3) g"
+        + " cross join lateral (select v from kv where k = " + key + " and g > 1) x");
+    TreeMap<String, String> expected = new TreeMap<>();
+    if (sqlKv.containsKey(Integer.toString(key))) {
+      expected.put("2", sqlKv.get(Integer.toString(key)));
+      expected.put("3", sqlKv.get(Integer.toString(key)));
+    }
+    assertEquals(expected, lateral, at + ", rescanned point read of key " + key);
+    TreeMap<String, String> looped = read(st, "select k::text, v from unnest(kv_loop(" + (KEYS + 4) + ")) with ordinality u(v, k)"
+        + " where v is not null");
+    TreeMap<String, String> shifted = new TreeMap<>();
+    looped.forEach((k, v) -> shifted.put(Integer.toString(Integer.parseInt(k) - 1), v));
+    assertEquals(sqlKv, shifted, at + ", point reads in a PL/pgSQL loop");
+    return n + 1 + KEYS + 5;
+  }
+
+  private static String explain(Statement st, String query) throws SQLException {
+    StringBuilder b = new StringBuilder();
+    try (ResultSet rs = st.executeQuery("explain (costs off) " + query)) {
+      while (rs.next()) {
+        b.append(rs.getString(1)).append('\n');
+      }
+    }
+    return b.toString();
   }
 
   private static TreeMap<String, String> read(Statement st, String query) throws SQLException {
