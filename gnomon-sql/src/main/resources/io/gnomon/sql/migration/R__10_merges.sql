@@ -14,6 +14,10 @@ drop function if exists gnomon.merge_read_sql(gnomon.tracked_table, text, text, 
 -- row locks (they re-plan rows that changed before they were written)
 drop function if exists gnomon.merge_read_sql(gnomon.tracked_table, gnomon.point, text, text, text);
 drop function if exists gnomon.merge_apply(integer);
+-- merge_prepare and merge_plan_table take all_ours since gnomon.merge keeps ours in its plans on main only where a
+-- conflict reports it
+drop function if exists gnomon.merge_prepare(text, text, text[]);
+drop function if exists gnomon.merge_plan_table(gnomon.tracked_table, integer, integer, gnomon.point, gnomon.point, gnomon.point, tid[]);
 
 -- The name of a branch id (0: main).
 create or replace function gnomon.branch_label(branch_id integer) returns text
@@ -294,7 +298,8 @@ comment on function gnomon.merge_build_object(text[]) is 'Internal: SQL of a jso
 -- Plans a merge of one table into its typed temporary table pg_temp.gnomon_merge_plan_<table_id> (merge_prepare
 -- creates it): one row per key the source changed since the base, with its key columns, the action (insert, update,
 -- delete, none, conflict, or a row conflict), ours, the merged row (values of the table's own row type), for
--- conflicts base, theirs and the conflicts per column, and on main the xmin of the target's row as the plan read it.
+-- conflicts base, theirs and the conflicts per column, and on main the xmin and ctid of the target's row as the plan
+-- read it (the row version the write joins).
 -- One statement: the candidate keys, base and theirs read set-based (the diff), the target's live row read once per
 -- key (an index probe) for ours and for whichever of base and theirs reads main's live row, the classification, the
 -- strategies (called only where both sides changed a column; the per-column rule is inlined) and the declared
@@ -305,7 +310,8 @@ comment on function gnomon.merge_build_object(text[]) is 'Internal: SQL of a jso
 -- plan rows and how many of them are conflicts.
 create or replace function gnomon.merge_plan_table(tt gnomon.tracked_table, source_id integer, target_id integer,
                                                    base gnomon.point, theirs gnomon.point, ours gnomon.point,
-                                                   replan tid[] default null, out planned tid[], out conflicts bigint)
+                                                   replan tid[] default null, all_ours boolean default true,
+                                                   out planned tid[], out conflicts bigint)
 language plpgsql set jit = off set work_mem = '32MB' as $$
 declare
   tab text := format('%I.%I', tt.schema_name, tt.table_name);
@@ -344,15 +350,15 @@ begin
   -- committed row) by an index probe per key, then the keys the target has no row for; on a branch, read at the
   -- target's point (merge_apply locks and compares the branch rows before writing them)
   if target_id = 0 and replan is null then
-    ours_cte := 'c0 as (select dd.*, dd.g_ml as g_mo, dd.g_lx as g_ox, dd.g_bl as g_same from dd)';
+    ours_cte := 'c0 as (select dd.*, dd.g_ml as g_mo, dd.g_lx as g_ox, dd.g_lt as g_ot, dd.g_bl as g_same from dd)';
   elsif target_id = 0 then
-    ours_cte := format('o as materialized (select dd.*, l.g_live as g_mo, l.g_x as g_ox, false as g_same from dd cross join lateral (select g_live, g_live.xmin as g_x from %1$s g_live where %2$s for update of g_live) l), '
-                       'c0 as (select * from o union all select dd.*, null::%1$s, null::xid, false from dd where not exists (select 1 from o where %3$s))',
+    ours_cte := format('o as materialized (select dd.*, l.g_live as g_mo, l.g_x as g_ox, l.g_t as g_ot, false as g_same from dd cross join lateral (select g_live, g_live.xmin as g_x, g_live.ctid as g_t from %1$s g_live where %2$s for update of g_live) l), '
+                       'c0 as (select * from o union all select dd.*, null::%1$s, null::xid, null::tid, false from dd where not exists (select 1 from o where %3$s))',
                        tab, (select string_agg(format('g_live.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k),
                        (select string_agg(format('o.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k));
   else
     rd := gnomon.merge_read_sql(tt, ours, '$4', 'dd', '_o', 'dd.g_ml');
-    ours_cte := format('c0 as (select dd.*, %s as g_mo, null::xid as g_ox, (dd.g_bl and %s) as g_same from dd%s)', rd.pick, rd.picks_live, rd.joins);
+    ours_cte := format('c0 as (select dd.*, %s as g_mo, null::xid as g_ox, null::tid as g_ot, (dd.g_bl and %s) as g_same from dd%s)', rd.pick, rd.picks_live, rd.joins);
   end if;
   rb := gnomon.merge_read_sql(tt, base, '$2', 'kk', '_b', 'lv.g_live');
   rt := gnomon.merge_read_sql(tt, theirs, '$3', 'kk', '_t', 'lv.g_live');
@@ -401,9 +407,9 @@ begin
       -- live row (an index probe per key: the planner cannot know how many keys come, and must not hash the table);
       -- materialized only where two parts of the statement read it (a re-plan on main): storing 50,000 rows of
       -- three row values cost about 150 ms of CPU
-      select * from (select kk.*, %2$s as g_mb, %3$s as g_mt, lv.g_live as g_ml, lv.g_x as g_lx, %29$s as g_bl
+      select * from (select kk.*, %2$s as g_mb, %3$s as g_mt, lv.g_live as g_ml, lv.g_x as g_lx, lv.g_t as g_lt, %29$s as g_bl
                        from kk%15$s%16$s
-                       left join lateral (select g_live, g_live.xmin as g_x from %11$s g_live where %17$s offset 0) lv on true offset 0) d
+                       left join lateral (select g_live, g_live.xmin as g_x, g_live.ctid as g_t from %11$s g_live where %17$s offset 0) lv on true offset 0) d
        where %21$s
     ), %4$s, c as (
       select c0.*,
@@ -421,7 +427,7 @@ begin
                   else 'merge' end as g_mcls
         from c0
     ), m as (
-      select %24$s, q.g_mb, q.g_mo, q.g_mt, q.g_mcls, q.g_ox,
+      select %24$s, q.g_mb, q.g_mo, q.g_mt, q.g_mcls, q.g_ox, q.g_ot,
              case when q.g_mcls = 'merge' then row(%9$s)::%11$s end as g_mr, %10$s as g_mc
         from (select c.*, case when c.g_mcls = 'merge' then c.g_mb end as rb,
                      case when c.g_mcls = 'merge' then c.g_mo end as ro,
@@ -431,7 +437,7 @@ begin
       select m.*, %13$s
         from m %14$s
     )%27$s
-      insert into pg_temp.%19$I (%20$s, g_action, g_b, g_o, g_t, g_r, g_conflicts, g_xmin)
+      insert into pg_temp.%19$I (%20$s, g_action, g_b, g_o, g_t, g_r, g_conflicts, g_xmin, g_tid)
       select %25$s,
              case when z.g_mcls in ('delete_vs_update', 'update_vs_delete') and z.row_choice = 'theirs'
                     then case z.g_mcls when 'delete_vs_update' then 'delete' else 'insert' end
@@ -441,13 +447,15 @@ begin
                   when z.g_mc - z.resolved_cols <> '{}'::jsonb then 'conflict'
                   when not %26$s then 'none'
                   else 'update' end,
-             -- base and theirs are kept where a conflict reports them
-             case when z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mb end, z.g_mo,
+             -- base and theirs are kept where a conflict reports them, ours also where the caller reads it (a
+             -- preview, a branch's writes, which compare it)
+             case when z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mb end,
+             case when %32$s or z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mo end,
              case when z.g_mc is not null or z.g_mcls in ('delete_vs_update', 'update_vs_delete') then z.g_mt end,
              case when z.g_mcls in ('insert', 'theirs') or (z.g_mcls = 'update_vs_delete' and z.row_choice = 'theirs') then z.g_mt
                   when z.g_mcls = 'merge' then z.g_fr end,
              nullif(z.g_mc - z.resolved_cols, '{}'::jsonb),
-             z.g_ox
+             z.g_ox, z.g_ot
         from z%28$s$m$,
     kk_sql, rb.pick, rt.pick,
     ours_cte,
@@ -498,21 +506,24 @@ begin
                                       ' (where g_action in (''conflict'', ''delete_vs_update'', ''update_vs_delete'')) from ins' else '' end,
     rb.picks_live,
     case when exact then 'theirs' else 'merge' end,
-    case when exact then '' else 'false and' end);
+    case when exact then '' else 'false and' end,
+    (all_ours or target_id <> 0)::text);
   if replan is null then
     execute body using tt.table_id, base, theirs, ours, replan;
   else
     execute body into planned, conflicts using tt.table_id, base, theirs, ours, replan;
   end if;
 end $$;
-comment on function gnomon.merge_plan_table(gnomon.tracked_table, integer, integer, gnomon.point, gnomon.point, gnomon.point, tid[]) is
+comment on function gnomon.merge_plan_table(gnomon.tracked_table, integer, integer, gnomon.point, gnomon.point, gnomon.point, tid[], boolean) is
   'Internal: plans a merge of one table into its typed pg_temp.gnomon_merge_plan_<table_id> (or re-plans some of its rows, their target rows locked).';
 
 -- Plans a merge, per table into a typed temporary table pg_temp.gnomon_merge_plan_<table_id> (gnomon.merge_plan_table
 -- writes it). The temporary view pg_temp.gnomon_merge_plan shows every table's plan in one shape, with keys and rows
 -- as jsonb (table_id, key, action, b, o, t, r, conflicts), for the merge's record, its conflicts and merge_preview.
--- Returns the merge's points. Nothing is locked: the plan reads ours as it is now.
-create or replace function gnomon.merge_prepare(source text, target text, tables text[],
+-- Returns the merge's points. Nothing is locked: the plan reads ours as it is now. all_ours false: on main, ours (o)
+-- only where a conflict reports it (gnomon.merge's plans, about half as wide: a plan of 50,000 rows of pgbench_accounts
+-- then fits in the default 8 MB of temp_buffers instead of going through a temporary file).
+create or replace function gnomon.merge_prepare(source text, target text, tables text[], all_ours boolean default true,
                                                 out source_id integer, out target_id integer,
                                                 out base gnomon.point, out theirs gnomon.point)
 -- no JIT: the planner prices the per-key work of a large merge high enough to compile it, which cost seconds
@@ -579,26 +590,28 @@ begin
       into keys_x, key_json
       from unnest(tt.key_columns) with ordinality u(k, o);
     -- the typed plan: the key columns as the table has them, then the action and rows of the table's own type, and
-    -- on main the xmin of the target's row as the plan read it
+    -- on main the xmin and ctid of the target's row as the plan read it
     execute format('create temp table %I on commit drop as select %s, null::text as g_action, null::%3$s as g_b,'
-                   ' null::%3$s as g_o, null::%3$s as g_t, null::%3$s as g_r, null::jsonb as g_conflicts, null::xid as g_xmin'
+                   ' null::%3$s as g_o, null::%3$s as g_t, null::%3$s as g_r, null::jsonb as g_conflicts, null::xid as g_xmin,'
+                   ' null::tid as g_tid'
                    ' from %3$s x where false',
                    plan, keys_x, tab);
     views := views || format('select %s as table_id, jsonb_build_object(%s) as key, p.g_action as action, to_jsonb(p.g_b) as b,'
                              ' to_jsonb(p.g_o) as o, to_jsonb(p.g_t) as t, to_jsonb(p.g_r) as r, p.g_conflicts as conflicts'
                              ' from pg_temp.%I p', tt.table_id, key_json, plan);
-    perform gnomon.merge_plan_table(tt, source_id, target_id, base, theirs, ours);
+    perform gnomon.merge_plan_table(tt, source_id, target_id, base, theirs, ours, null, all_ours);
   end loop;
   execute 'create temp view gnomon_merge_plan as select null::integer as table_id, null::jsonb as key, null::text as action,'
           ' null::jsonb as b, null::jsonb as o, null::jsonb as t, null::jsonb as r, null::jsonb as conflicts where false'
           || case when cardinality(views) > 0 then ' union all ' || array_to_string(views, ' union all ') else '' end;
 end $$;
-comment on function gnomon.merge_prepare(text, text, text[]) is 'Internal: plans a merge into typed pg_temp.gnomon_merge_plan_<table_id> tables (shown by the view pg_temp.gnomon_merge_plan) and returns its points.';
+comment on function gnomon.merge_prepare(text, text, text[], boolean) is 'Internal: plans a merge into typed pg_temp.gnomon_merge_plan_<table_id> tables (shown by the view pg_temp.gnomon_merge_plan) and returns its points.';
 
 -- Writes a planned merge (the typed plans of merge_prepare) into the target through its normal versioning, and
 -- returns whether it re-planned rows. On main: plain DELETE, UPDATE and INSERT on the tables (their statement-level
--- triggers write history), each joined to the plan by its key columns, that write only rows still as the plan read
--- them (the same row version: its xmin) and insert only keys still absent. A row a concurrent transaction changed
+-- triggers write history), each joined to the plan by the row version the plan read (its ctid, then its key and xmin
+-- checked: a TID fetch per planned row), so they write only rows still as the plan read them, and insert only keys
+-- still absent. A row a concurrent transaction changed
 -- since the plan read it (or changes during the write: PostgreSQL re-checks it after the writer commits) is not
 -- written but re-planned, its row locked (gnomon.merge_plan_table), and written as re-planned; the call runs inside a
 -- subtransaction of gnomon.merge, which a re-planned conflict (GN035, whose DETAIL lists the re-planned keys per
@@ -637,13 +650,13 @@ begin
     execute format('select count(*) filter (where p.g_action = ''insert''), count(*) filter (where p.g_action = ''update''),'
                    ' count(*) filter (where p.g_action = ''delete'') from pg_temp.%I p', plan) into n_ins, n_upd, n_del;
     continue when n_ins + n_upd + n_del = 0;
-    -- the plan has no statistics (ANALYZE of a 50,000-row plan cost about 100 ms of CPU): the plan's size decides the
-    -- join. A small plan (under a twentieth of the table's rows) writes by an index probe per key: with the table
-    -- cached a probe costs far less than the planner's random_page_cost says, and a hash join scans the whole table
-    -- (the UPDATE of 2,000 keys of a 200,000-row table: 75-80 ms of CPU hashed, 43-47 ms probed; docs/performance.md);
-    -- a large one hashes the plan against one scan of the table. The caller's settings are set back after this
-    -- table's writes
-    small := (n_ins + n_upd + n_del) * 20 < (select c.reltuples from pg_class c where c.oid = tt.relid);
+    -- the plan has no statistics (ANALYZE of a 50,000-row plan cost about 100 ms of CPU), so the join is chosen here.
+    -- On main each planned row joins the row version the plan read by its ctid (a TID fetch per row, whatever the
+    -- plan's size: no scan of the table, no hash of it). On a branch, the plan's size decides: a small plan (under a
+    -- twentieth of the table's rows) writes by an index probe per key (with the table cached a probe costs far less
+    -- than the planner's random_page_cost says, and a hash join scans the whole table), a large one hashes the plan
+    -- against one scan of the branch's rows. The caller's settings are set back after this table's writes
+    small := target_id = 0 or (n_ins + n_upd + n_del) * 20 < (select c.reltuples from pg_class c where c.oid = tt.relid);
     if small then
       perform set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true);
     else
@@ -667,7 +680,7 @@ begin
         skipped := '{}';
         only_todo := case when todo is null then '' else ' and p.ctid = any ($1)' end;
         if n_del > 0 then
-          execute format('with u as (delete from %1$s x using pg_temp.%2$I p where p.g_action = ''delete'' and %3$s'
+          execute format('with u as (delete from %1$s x using pg_temp.%2$I p where p.g_action = ''delete'' and x.ctid = p.g_tid and %3$s'
                          ' and x.xmin = p.g_xmin%4$s returning p.ctid) select count(*), coalesce(array_agg(ctid), ''{}'') from u',
                          tgt, plan, keymatch, only_todo)
             into done, done_tids using todo;
@@ -679,7 +692,7 @@ begin
           end if;
         end if;
         if n_upd > 0 and set_list is not null then
-          execute format('with u as (update %1$s x set %2$s from pg_temp.%3$I p where p.g_action = ''update'' and %4$s'
+          execute format('with u as (update %1$s x set %2$s from pg_temp.%3$I p where p.g_action = ''update'' and x.ctid = p.g_tid and %4$s'
                          ' and x.xmin = p.g_xmin%5$s returning p.ctid) select count(*), coalesce(array_agg(ctid), ''{}'') from u',
                          tgt, set_list, plan, keymatch, only_todo)
             into done, done_tids using todo;
@@ -818,7 +831,9 @@ begin
     raise exception using errcode = 'GN021', message = format('merge of %s into %s: dry_run is null', source, target),
       hint = 'Pass true to plan only (nothing is written) or false to merge.';
   end if;
-  select * into prep from gnomon.merge_prepare(source, target, tables);
+  -- (ours is kept in the plan only where a conflict reports it: the writes on main join the row version the plan
+  -- read, and a branch's plan keeps it anyway)
+  select * into prep from gnomon.merge_prepare(source, target, tables, false);
   -- a merge is recorded for the pair, and the next one starts from it for every table: a merge of some tables must
   -- not leave source changes of the others behind, or they would count as merged and never come (a dry run records
   -- nothing the next merge starts from)
