@@ -298,8 +298,7 @@ comment on function gnomon.merge_build_object(text[]) is 'Internal: SQL of a jso
 -- Plans a merge of one table into its typed temporary table pg_temp.gnomon_merge_plan_<table_id> (merge_prepare
 -- creates it): one row per key the source changed since the base, with its key columns, the action (insert, update,
 -- delete, none, conflict, or a row conflict), ours, the merged row (values of the table's own row type), for
--- conflicts base, theirs and the conflicts per column, and on main the xmin and ctid of the target's row as the plan
--- read it (the row version the write joins).
+-- conflicts base, theirs and the conflicts per column, and on main the xmin of the target's row as the plan read it.
 -- One statement: the candidate keys, base and theirs read set-based (the diff), the target's live row read once per
 -- key (an index probe) for ours and for whichever of base and theirs reads main's live row, the classification, the
 -- strategies (called only where both sides changed a column; the per-column rule is inlined) and the declared
@@ -350,15 +349,15 @@ begin
   -- committed row) by an index probe per key, then the keys the target has no row for; on a branch, read at the
   -- target's point (merge_apply locks and compares the branch rows before writing them)
   if target_id = 0 and replan is null then
-    ours_cte := 'c0 as (select dd.*, dd.g_ml as g_mo, dd.g_lx as g_ox, dd.g_lt as g_ot, dd.g_bl as g_same from dd)';
+    ours_cte := 'c0 as (select dd.*, dd.g_ml as g_mo, dd.g_lx as g_ox, dd.g_bl as g_same from dd)';
   elsif target_id = 0 then
-    ours_cte := format('o as materialized (select dd.*, l.g_live as g_mo, l.g_x as g_ox, l.g_t as g_ot, false as g_same from dd cross join lateral (select g_live, g_live.xmin as g_x, g_live.ctid as g_t from %1$s g_live where %2$s for update of g_live) l), '
-                       'c0 as (select * from o union all select dd.*, null::%1$s, null::xid, null::tid, false from dd where not exists (select 1 from o where %3$s))',
+    ours_cte := format('o as materialized (select dd.*, l.g_live as g_mo, l.g_x as g_ox, false as g_same from dd cross join lateral (select g_live, g_live.xmin as g_x from %1$s g_live where %2$s for update of g_live) l), '
+                       'c0 as (select * from o union all select dd.*, null::%1$s, null::xid, false from dd where not exists (select 1 from o where %3$s))',
                        tab, (select string_agg(format('g_live.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k),
                        (select string_agg(format('o.%1$I = dd.%1$I', k), ' and ') from unnest(tt.key_columns) k));
   else
     rd := gnomon.merge_read_sql(tt, ours, '$4', 'dd', '_o', 'dd.g_ml');
-    ours_cte := format('c0 as (select dd.*, %s as g_mo, null::xid as g_ox, null::tid as g_ot, (dd.g_bl and %s) as g_same from dd%s)', rd.pick, rd.picks_live, rd.joins);
+    ours_cte := format('c0 as (select dd.*, %s as g_mo, null::xid as g_ox, (dd.g_bl and %s) as g_same from dd%s)', rd.pick, rd.picks_live, rd.joins);
   end if;
   rb := gnomon.merge_read_sql(tt, base, '$2', 'kk', '_b', 'lv.g_live');
   rt := gnomon.merge_read_sql(tt, theirs, '$3', 'kk', '_t', 'lv.g_live');
@@ -407,9 +406,9 @@ begin
       -- live row (an index probe per key: the planner cannot know how many keys come, and must not hash the table);
       -- materialized only where two parts of the statement read it (a re-plan on main): storing 50,000 rows of
       -- three row values cost about 150 ms of CPU
-      select * from (select kk.*, %2$s as g_mb, %3$s as g_mt, lv.g_live as g_ml, lv.g_x as g_lx, lv.g_t as g_lt, %29$s as g_bl
+      select * from (select kk.*, %2$s as g_mb, %3$s as g_mt, lv.g_live as g_ml, lv.g_x as g_lx, %29$s as g_bl
                        from kk%15$s%16$s
-                       left join lateral (select g_live, g_live.xmin as g_x, g_live.ctid as g_t from %11$s g_live where %17$s offset 0) lv on true offset 0) d
+                       left join lateral (select g_live, g_live.xmin as g_x from %11$s g_live where %17$s offset 0) lv on true offset 0) d
        where %21$s
     ), %4$s, c as (
       select c0.*,
@@ -427,7 +426,7 @@ begin
                   else 'merge' end as g_mcls
         from c0
     ), m as (
-      select %24$s, q.g_mb, q.g_mo, q.g_mt, q.g_mcls, q.g_ox, q.g_ot,
+      select %24$s, q.g_mb, q.g_mo, q.g_mt, q.g_mcls, q.g_ox,
              case when q.g_mcls = 'merge' then row(%9$s)::%11$s end as g_mr, %10$s as g_mc
         from (select c.*, case when c.g_mcls = 'merge' then c.g_mb end as rb,
                      case when c.g_mcls = 'merge' then c.g_mo end as ro,
@@ -437,7 +436,7 @@ begin
       select m.*, %13$s
         from m %14$s
     )%27$s
-      insert into pg_temp.%19$I (%20$s, g_action, g_b, g_o, g_t, g_r, g_conflicts, g_xmin, g_tid)
+      insert into pg_temp.%19$I (%20$s, g_action, g_b, g_o, g_t, g_r, g_conflicts, g_xmin)
       select %25$s,
              case when z.g_mcls in ('delete_vs_update', 'update_vs_delete') and z.row_choice = 'theirs'
                     then case z.g_mcls when 'delete_vs_update' then 'delete' else 'insert' end
@@ -455,7 +454,7 @@ begin
              case when z.g_mcls in ('insert', 'theirs') or (z.g_mcls = 'update_vs_delete' and z.row_choice = 'theirs') then z.g_mt
                   when z.g_mcls = 'merge' then z.g_fr end,
              nullif(z.g_mc - z.resolved_cols, '{}'::jsonb),
-             z.g_ox, z.g_ot
+             z.g_ox
         from z%28$s$m$,
     kk_sql, rb.pick, rt.pick,
     ours_cte,
@@ -521,8 +520,8 @@ comment on function gnomon.merge_plan_table(gnomon.tracked_table, integer, integ
 -- writes it). The temporary view pg_temp.gnomon_merge_plan shows every table's plan in one shape, with keys and rows
 -- as jsonb (table_id, key, action, b, o, t, r, conflicts), for the merge's record, its conflicts and merge_preview.
 -- Returns the merge's points. Nothing is locked: the plan reads ours as it is now. all_ours false: on main, ours (o)
--- only where a conflict reports it (gnomon.merge's plans, about half as wide: a plan of 50,000 rows of pgbench_accounts
--- then fits in the default 8 MB of temp_buffers instead of going through a temporary file).
+-- only where a conflict reports it (gnomon.merge's plans, about a third narrower: a plan of 50,000 rows of
+-- pgbench_accounts takes 8.9 MB instead of 14 MB of temp_buffers, whose default is 8 MB).
 create or replace function gnomon.merge_prepare(source text, target text, tables text[], all_ours boolean default true,
                                                 out source_id integer, out target_id integer,
                                                 out base gnomon.point, out theirs gnomon.point)
@@ -590,10 +589,9 @@ begin
       into keys_x, key_json
       from unnest(tt.key_columns) with ordinality u(k, o);
     -- the typed plan: the key columns as the table has them, then the action and rows of the table's own type, and
-    -- on main the xmin and ctid of the target's row as the plan read it
+    -- on main the xmin of the target's row as the plan read it
     execute format('create temp table %I on commit drop as select %s, null::text as g_action, null::%3$s as g_b,'
-                   ' null::%3$s as g_o, null::%3$s as g_t, null::%3$s as g_r, null::jsonb as g_conflicts, null::xid as g_xmin,'
-                   ' null::tid as g_tid'
+                   ' null::%3$s as g_o, null::%3$s as g_t, null::%3$s as g_r, null::jsonb as g_conflicts, null::xid as g_xmin'
                    ' from %3$s x where false',
                    plan, keys_x, tab);
     views := views || format('select %s as table_id, jsonb_build_object(%s) as key, p.g_action as action, to_jsonb(p.g_b) as b,'
@@ -609,9 +607,8 @@ comment on function gnomon.merge_prepare(text, text, text[], boolean) is 'Intern
 
 -- Writes a planned merge (the typed plans of merge_prepare) into the target through its normal versioning, and
 -- returns whether it re-planned rows. On main: plain DELETE, UPDATE and INSERT on the tables (their statement-level
--- triggers write history), each joined to the plan by the row version the plan read (its ctid, then its key and xmin
--- checked: a TID fetch per planned row), so they write only rows still as the plan read them, and insert only keys
--- still absent. A row a concurrent transaction changed
+-- triggers write history), each joined to the plan by its key columns, that write only rows still as the plan read
+-- them (the same row version: its xmin) and insert only keys still absent. A row a concurrent transaction changed
 -- since the plan read it (or changes during the write: PostgreSQL re-checks it after the writer commits) is not
 -- written but re-planned, its row locked (gnomon.merge_plan_table), and written as re-planned; the call runs inside a
 -- subtransaction of gnomon.merge, which a re-planned conflict (GN035, whose DETAIL lists the re-planned keys per
@@ -650,13 +647,13 @@ begin
     execute format('select count(*) filter (where p.g_action = ''insert''), count(*) filter (where p.g_action = ''update''),'
                    ' count(*) filter (where p.g_action = ''delete'') from pg_temp.%I p', plan) into n_ins, n_upd, n_del;
     continue when n_ins + n_upd + n_del = 0;
-    -- the plan has no statistics (ANALYZE of a 50,000-row plan cost about 100 ms of CPU), so the join is chosen here.
-    -- On main each planned row joins the row version the plan read by its ctid (a TID fetch per row, whatever the
-    -- plan's size: no scan of the table, no hash of it). On a branch, the plan's size decides: a small plan (under a
-    -- twentieth of the table's rows) writes by an index probe per key (with the table cached a probe costs far less
-    -- than the planner's random_page_cost says, and a hash join scans the whole table), a large one hashes the plan
-    -- against one scan of the branch's rows. The caller's settings are set back after this table's writes
-    small := target_id = 0 or (n_ins + n_upd + n_del) * 20 < (select c.reltuples from pg_class c where c.oid = tt.relid);
+    -- the plan has no statistics (ANALYZE of a 50,000-row plan cost about 100 ms of CPU): the plan's size decides the
+    -- join. A small plan (under a twentieth of the table's rows) writes by an index probe per key: with the table
+    -- cached a probe costs far less than the planner's random_page_cost says, and a hash join scans the whole table
+    -- (the UPDATE of 2,000 keys of a 200,000-row table: 75-80 ms of CPU hashed, 43-47 ms probed; docs/performance.md);
+    -- a large one hashes the plan against one scan of the table. The caller's settings are set back after this
+    -- table's writes
+    small := (n_ins + n_upd + n_del) * 20 < (select c.reltuples from pg_class c where c.oid = tt.relid);
     if small then
       perform set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true);
     else
@@ -680,7 +677,7 @@ begin
         skipped := '{}';
         only_todo := case when todo is null then '' else ' and p.ctid = any ($1)' end;
         if n_del > 0 then
-          execute format('with u as (delete from %1$s x using pg_temp.%2$I p where p.g_action = ''delete'' and x.ctid = p.g_tid and %3$s'
+          execute format('with u as (delete from %1$s x using pg_temp.%2$I p where p.g_action = ''delete'' and %3$s'
                          ' and x.xmin = p.g_xmin%4$s returning p.ctid) select count(*), coalesce(array_agg(ctid), ''{}'') from u',
                          tgt, plan, keymatch, only_todo)
             into done, done_tids using todo;
@@ -692,7 +689,7 @@ begin
           end if;
         end if;
         if n_upd > 0 and set_list is not null then
-          execute format('with u as (update %1$s x set %2$s from pg_temp.%3$I p where p.g_action = ''update'' and x.ctid = p.g_tid and %4$s'
+          execute format('with u as (update %1$s x set %2$s from pg_temp.%3$I p where p.g_action = ''update'' and %4$s'
                          ' and x.xmin = p.g_xmin%5$s returning p.ctid) select count(*), coalesce(array_agg(ctid), ''{}'') from u',
                          tgt, set_list, plan, keymatch, only_todo)
             into done, done_tids using todo;
@@ -832,7 +829,7 @@ begin
       hint = 'Pass true to plan only (nothing is written) or false to merge.';
   end if;
   -- (ours is kept in the plan only where a conflict reports it: the writes on main join the row version the plan
-  -- read, and a branch's plan keeps it anyway)
+  -- read by key and xmin, and a branch's plan keeps it anyway)
   select * into prep from gnomon.merge_prepare(source, target, tables, false);
   -- a merge is recorded for the pair, and the next one starts from it for every table: a merge of some tables must
   -- not leave source changes of the others behind, or they would count as merged and never come (a dry run records
