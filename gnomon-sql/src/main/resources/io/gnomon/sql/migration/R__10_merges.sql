@@ -297,8 +297,9 @@ comment on function gnomon.merge_build_object(text[]) is 'Internal: SQL of a jso
 
 -- Plans a merge of one table into its typed temporary table pg_temp.gnomon_merge_plan_<table_id> (merge_prepare
 -- creates it): one row per key the source changed since the base, with its key columns, the action (insert, update,
--- delete, none, conflict, or a row conflict), ours, the merged row (values of the table's own row type), for
--- conflicts base, theirs and the conflicts per column, and on main the xmin of the target's row as the plan read it.
+-- delete, none, conflict, or a row conflict), ours (all_ours false: on main only for conflicts), the merged row (values
+-- of the table's own row type), for conflicts base, theirs and the conflicts per column, and on main the xmin of the
+-- target's row as the plan read it.
 -- One statement: the candidate keys, base and theirs read set-based (the diff), the target's live row read once per
 -- key (an index probe) for ours and for whichever of base and theirs reads main's live row, the classification, the
 -- strategies (called only where both sides changed a column; the per-column rule is inlined) and the declared
