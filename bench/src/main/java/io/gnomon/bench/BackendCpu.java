@@ -31,4 +31,15 @@ final class BackendCpu {
       return OptionalLong.empty();
     }
   }
+
+  /** The process's minor page faults so far (field 10 of {@code /proc/PID/stat}), when readable. */
+  OptionalLong minorFaults() {
+    try {
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return OptionalLong.of(Long.parseLong(f[7]));
+    } catch (IOException | RuntimeException e) {
+      return OptionalLong.empty();
+    }
+  }
 }

@@ -27,9 +27,12 @@ final class MergeRun {
   static final String MERGED_KEYS = "aid % 4 = 0";
   static final int MERGED = ROWS / 4;
 
-  /** One merge: its wall-clock time, the backend's CPU, and what it did; {@code timedOut} when it hit the limit. */
-  record Merge(double millis, double cpuMillis, String status, long adds, long modifications, long deletes,
-      long conflicts, boolean timedOut) {
+  /**
+   * One merge: its wall-clock time, the backend's CPU and minor page faults, and what it did; {@code timedOut} when
+   * it hit the limit.
+   */
+  record Merge(double millis, double cpuMillis, long faults, String status, long adds, long modifications,
+      long deletes, long conflicts, boolean timedOut) {
     long written() {
       return adds + modifications + deletes;
     }
@@ -85,7 +88,7 @@ final class MergeRun {
 
   /**
    * Creates a branch from main now and updates {@code where}'s rows on it through its view ({@code abalance + 1}),
-   * then analyzes the branch tables; returns the number of rows written.
+   * then vacuums and analyzes the branch tables; returns the number of rows written.
    */
   long branchWithUpdates(String name, String where) {
     branch(name);
@@ -99,44 +102,82 @@ final class MergeRun {
     } finally {
       Db.exec(c, "select gnomon.branch_use('main')");
     }
-    Db.exec(c, "analyze gnomon_t.pgbench_accounts_b, gnomon_t.pgbench_accounts_bh");
+    // vacuum too: the first reader of the branch's fresh rows would otherwise pay their hint bits, and a merge
+    // measured twice on the same branch would find them set the second time
+    Db.exec(c, "vacuum analyze gnomon_t.pgbench_accounts_b, gnomon_t.pgbench_accounts_bh");
     log.log("branch %s: %,d rows updated through its view in %.1f s (set-up, not measured)", name, n,
         (System.nanoTime() - t0) / 1e9);
     return n;
   }
 
-  /** VACUUM and CHECKPOINT, so that no side inherits the previous one's dead rows or dirty buffers. */
+  /**
+   * VACUUM (main and its history: rolled-back merges and UPDATEs leave dead rows in both) and CHECKPOINT, so that no
+   * side inherits the previous one's dead rows or dirty buffers.
+   */
   void settle() {
-    Db.exec(c, "vacuum pgbench_accounts");
+    Db.exec(c, "vacuum pgbench_accounts, gnomon_t.pgbench_accounts_h");
     Db.exec(c, "checkpoint");
   }
 
   /** {@code gnomon.merge(source, target)}, committed, timed, under the statement timeout. */
   Merge merge(String source, String target) {
-    BackendCpu cpu = new BackendCpu(c);
+    return merge(c, source, target, false);
+  }
+
+  /**
+   * {@code gnomon.merge(source, target)} on connection {@code on}, timed, under the statement timeout; committed, or
+   * in a transaction then rolled back ({@code rollBack}), so that main keeps its state and the same branch can be
+   * merged again. The time includes the commit or the rollback.
+   */
+  Merge merge(Connection on, String source, String target, boolean rollBack) {
+    BackendCpu cpu = new BackendCpu(on);
+    Db.exec(on, "set statement_timeout = '" + timeoutSeconds + "s'");
     OptionalLong cpu0 = cpu.micros();
-    Db.exec(c, "set statement_timeout = '" + timeoutSeconds + "s'");
+    OptionalLong faults0 = cpu.minorFaults();
     long t0 = System.nanoTime();
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("select status, adds, modifications, deletes, conflicts from gnomon.merge("
-            + Db.literal(source) + ", " + Db.literal(target) + ")")) {
-      rs.next();
-      double ms = (System.nanoTime() - t0) / 1e6;
-      Merge m = new Merge(ms, cpuMillis(cpu, cpu0), rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4),
-          rs.getLong(5), false);
-      log.log("merge %s -> %s: %s, %,d adds, %,d modifications, %,d deletes, %,d conflicts in %.0f ms (backend CPU"
-              + " %.0f ms)", source, target, m.status(), m.adds(), m.modifications(), m.deletes(), m.conflicts(), ms,
-          m.cpuMillis());
+    try (Statement st = on.createStatement()) {
+      on.setAutoCommit(!rollBack);
+      Merge m;
+      try (ResultSet rs = st.executeQuery("select status, adds, modifications, deletes, conflicts from gnomon.merge("
+          + Db.literal(source) + ", " + Db.literal(target) + ")")) {
+        rs.next();
+        if (rollBack) {
+          on.rollback();
+        }
+        double ms = (System.nanoTime() - t0) / 1e6;
+        m = new Merge(ms, cpuMillis(cpu, cpu0), faults(cpu, faults0), rs.getString(1), rs.getLong(2),
+            rs.getLong(3), rs.getLong(4), rs.getLong(5), false);
+      }
+      log.log("merge %s -> %s%s: %s, %,d adds, %,d modifications, %,d deletes, %,d conflicts in %.0f ms (backend CPU"
+              + " %.0f ms, %,d minor faults)", source, target, rollBack ? " (rolled back)" : "", m.status(), m.adds(),
+          m.modifications(), m.deletes(), m.conflicts(), m.millis(), m.cpuMillis(), m.faults());
       return m;
     } catch (SQLException e) {
+      rollBackQuietly(on, rollBack);
       if ("57014".equals(e.getSQLState())) {
         log.log("merge %s -> %s: not finished after %d s (statement_timeout): cancelled, nothing written", source,
             target, timeoutSeconds);
-        return new Merge(timeoutSeconds * 1e3, cpuMillis(cpu, cpu0), "timeout", 0, 0, 0, 0, true);
+        return new Merge(timeoutSeconds * 1e3, cpuMillis(cpu, cpu0), faults(cpu, faults0), "timeout", 0, 0, 0, 0,
+            true);
       }
       throw new IllegalStateException("merge " + source + " -> " + target + ": " + e.getMessage(), e);
     } finally {
-      Db.exec(c, "reset statement_timeout");
+      try {
+        on.setAutoCommit(true);
+      } catch (SQLException e) {
+        throw new IllegalStateException(e.getMessage(), e);
+      }
+      Db.exec(on, "reset statement_timeout");
+    }
+  }
+
+  private static void rollBackQuietly(Connection on, boolean inTransaction) {
+    if (inTransaction) {
+      try {
+        on.rollback();
+      } catch (SQLException ignored) {
+        // the connection is reset by setAutoCommit(true) below, or reported by the next statement
+      }
     }
   }
 
@@ -146,27 +187,44 @@ final class MergeRun {
    * UPDATE would. Returns {@code [milliseconds, backend CPU milliseconds]}.
    */
   double[] trackedUpdate(String where) {
-    BackendCpu cpu = new BackendCpu(c);
+    double[] u = trackedUpdate(c, where);
+    return new double[] {u[0], u[1]};
+  }
+
+  /**
+   * {@link #trackedUpdate(String)} on connection {@code on}. Returns {@code [milliseconds, backend CPU milliseconds,
+   * minor page faults]}.
+   */
+  double[] trackedUpdate(Connection on, String where) {
+    BackendCpu cpu = new BackendCpu(on);
     OptionalLong cpu0 = cpu.micros();
+    OptionalLong faults0 = cpu.minorFaults();
     long t0 = System.nanoTime();
     long n;
-    try (Statement st = c.createStatement()) {
-      c.setAutoCommit(false);
+    try (Statement st = on.createStatement()) {
+      on.setAutoCommit(false);
       n = st.executeUpdate("update pgbench_accounts set abalance = abalance + 1 where " + where);
-      c.rollback();
+      on.rollback();
     } catch (SQLException e) {
       throw new IllegalStateException(e.getMessage(), e);
     } finally {
       try {
-        c.setAutoCommit(true);
+        on.setAutoCommit(true);
       } catch (SQLException e) {
         throw new IllegalStateException(e.getMessage(), e);
       }
     }
     double ms = (System.nanoTime() - t0) / 1e6;
     double cpuMs = cpuMillis(cpu, cpu0);
-    log.log("tracked UPDATE of the same %,d rows on main: %.0f ms (backend CPU %.0f ms)", n, ms, cpuMs);
-    return new double[] {ms, cpuMs};
+    long faults = faults(cpu, faults0);
+    log.log("tracked UPDATE of the same %,d rows on main: %.0f ms (backend CPU %.0f ms, %,d minor faults)", n, ms,
+        cpuMs, faults);
+    return new double[] {ms, cpuMs, faults};
+  }
+
+  private static long faults(BackendCpu cpu, OptionalLong before) {
+    OptionalLong after = cpu.minorFaults();
+    return before.isPresent() && after.isPresent() ? after.getAsLong() - before.getAsLong() : -1;
   }
 
   private static double cpuMillis(BackendCpu cpu, OptionalLong before) {

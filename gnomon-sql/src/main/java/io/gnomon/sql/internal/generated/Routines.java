@@ -2233,6 +2233,7 @@ public class Routines {
         , PointRecord theirs
         , PointRecord ours
         , Long[] replan
+        , Boolean allOurs
     ) {
         MergePlanTable p = new MergePlanTable();
         p.setTt(tt);
@@ -2242,6 +2243,7 @@ public class Routines {
         p.setTheirs(theirs);
         p.setOurs(ours);
         p.setReplan(replan);
+        p.setAllOurs(allOurs);
 
         p.execute(configuration);
         return p;
@@ -2255,11 +2257,13 @@ public class Routines {
         , String source
         , String target
         , String[] tables
+        , Boolean allOurs
     ) {
         MergePrepare p = new MergePrepare();
         p.setSource(source);
         p.setTarget(target);
         p.setTables(tables);
+        p.setAllOurs(allOurs);
 
         p.execute(configuration);
         return p;

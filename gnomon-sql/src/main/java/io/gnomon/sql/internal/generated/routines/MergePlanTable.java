@@ -61,6 +61,11 @@ public class MergePlanTable extends AbstractRoutine<java.lang.Void> {
     public static final Parameter<Long[]> REPLAN = Internal.createParameter("replan", SQLDataType.BIGINT.array().defaultValue(DSL.field(DSL.raw("NULL::tid[]"), SQLDataType.BIGINT.array())), true, false);
 
     /**
+     * The parameter <code>gnomon.merge_plan_table.all_ours</code>.
+     */
+    public static final Parameter<Boolean> ALL_OURS = Internal.createParameter("all_ours", SQLDataType.BOOLEAN.defaultValue(DSL.field(DSL.raw("true"), SQLDataType.BOOLEAN)), true, false);
+
+    /**
      * The parameter <code>gnomon.merge_plan_table.planned</code>.
      */
     public static final Parameter<Long[]> PLANNED = Internal.createParameter("planned", SQLDataType.BIGINT.array(), false, false);
@@ -83,6 +88,7 @@ public class MergePlanTable extends AbstractRoutine<java.lang.Void> {
         addInParameter(THEIRS);
         addInParameter(OURS);
         addInParameter(REPLAN);
+        addInParameter(ALL_OURS);
         addOutParameter(PLANNED);
         addOutParameter(CONFLICTS);
     }
@@ -134,6 +140,13 @@ public class MergePlanTable extends AbstractRoutine<java.lang.Void> {
      */
     public void setReplan(Long[] value) {
         setValue(REPLAN, value);
+    }
+
+    /**
+     * Set the <code>all_ours</code> parameter IN value to the routine
+     */
+    public void setAllOurs(Boolean value) {
+        setValue(ALL_OURS, value);
     }
 
     /**

@@ -10,6 +10,7 @@ import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
 import org.jooq.Parameter;
 import org.jooq.impl.AbstractRoutine;
+import org.jooq.impl.DSL;
 import org.jooq.impl.Internal;
 import org.jooq.impl.SQLDataType;
 
@@ -36,6 +37,11 @@ public class MergePrepare extends AbstractRoutine<java.lang.Void> {
      * The parameter <code>gnomon.merge_prepare.tables</code>.
      */
     public static final Parameter<String[]> TABLES = Internal.createParameter("tables", SQLDataType.CLOB.array(), false, false);
+
+    /**
+     * The parameter <code>gnomon.merge_prepare.all_ours</code>.
+     */
+    public static final Parameter<Boolean> ALL_OURS = Internal.createParameter("all_ours", SQLDataType.BOOLEAN.defaultValue(DSL.field(DSL.raw("true"), SQLDataType.BOOLEAN)), true, false);
 
     /**
      * The parameter <code>gnomon.merge_prepare.source_id</code>.
@@ -66,6 +72,7 @@ public class MergePrepare extends AbstractRoutine<java.lang.Void> {
         addInParameter(SOURCE);
         addInParameter(TARGET);
         addInParameter(TABLES);
+        addInParameter(ALL_OURS);
         addOutParameter(SOURCE_ID);
         addOutParameter(TARGET_ID);
         addOutParameter(BASE);
@@ -91,6 +98,13 @@ public class MergePrepare extends AbstractRoutine<java.lang.Void> {
      */
     public void setTables(String[] value) {
         setValue(TABLES, value);
+    }
+
+    /**
+     * Set the <code>all_ours</code> parameter IN value to the routine
+     */
+    public void setAllOurs(Boolean value) {
+        setValue(ALL_OURS, value);
     }
 
     /**
