@@ -90,6 +90,7 @@ import io.gnomon.sql.internal.generated.routines.ResolveTable;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
 import io.gnomon.sql.internal.generated.routines.SetMergeRule;
 import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
+import io.gnomon.sql.internal.generated.routines.Setting;
 import io.gnomon.sql.internal.generated.routines.SnapshotText;
 import io.gnomon.sql.internal.generated.routines.SnapshotTextOwn;
 import io.gnomon.sql.internal.generated.routines.SyncPrivileges;
@@ -119,6 +120,7 @@ import io.gnomon.sql.internal.generated.tables.MergePreview;
 import io.gnomon.sql.internal.generated.tables.MergeText;
 import io.gnomon.sql.internal.generated.tables.MergeTheirs;
 import io.gnomon.sql.internal.generated.tables.MergeUnion;
+import io.gnomon.sql.internal.generated.tables.Settings;
 import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
@@ -140,6 +142,7 @@ import io.gnomon.sql.internal.generated.tables.records.MergeRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeTextRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeTheirsRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeUnionRecord;
+import io.gnomon.sql.internal.generated.tables.records.SettingsRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
@@ -2996,6 +2999,44 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.setting</code>
+     */
+    public static String setting(
+          Configuration configuration
+        , String settingName
+    ) {
+        Setting f = new Setting();
+        f.setSettingName(settingName);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.setting</code> as a field.
+     */
+    public static Field<String> setting(
+          String settingName
+    ) {
+        Setting f = new Setting();
+        f.setSettingName(settingName);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.setting</code> as a field.
+     */
+    public static Field<String> setting(
+          Field<String> settingName
+    ) {
+        Setting f = new Setting();
+        f.setSettingName(settingName);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.snapshot_text</code>
      */
     public static String snapshotText(
@@ -4348,6 +4389,24 @@ public class Routines {
             base,
             ours,
             theirs
+        );
+    }
+
+    /**
+     * Call <code>gnomon.settings</code>.
+     */
+    public static Result<SettingsRecord> settings(
+          Configuration configuration
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.Settings.SETTINGS.call(
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.settings</code> as a table.
+     */
+    public static Settings settings() {
+        return io.gnomon.sql.internal.generated.tables.Settings.SETTINGS.call(
         );
     }
 }
