@@ -9,7 +9,8 @@
 -- The close is checked by a constraint on the open partition, then the partition is detached and attached again with
 -- its closed bounds. The whole roll holds an ACCESS EXCLUSIVE lock on the history (taken first, see below): writes
 -- to the table and reads of its history wait for it, for as long as the check scans the open partition.
--- Returns the new partition's name.
+-- Returns the new partition's name; when the open partition holds no version yet (nothing was written since the last
+-- roll), it is left open and its own name is returned.
 -- The column names Gnomon gives its own columns beside a tracked table's (history, checkpoints, branch tables) or
 -- uses as aliases beside them in generated SQL (reads, merges, the C module's branch read): a table with a column of
 -- one of these names is not tracked (GN004), and ADD COLUMN of one is refused (GN006). The one list:
@@ -29,7 +30,7 @@ language plpgsql as $$
 declare
   tt gnomon.tracked_table := gnomon.tracked(table_name);
   parent regclass := format('gnomon_t.%I', tt.history_table)::regclass;
-  open_part name; bound text; lo text; hi bigint; cname name; newname name;
+  open_part name; bound text; lo text; hi bigint; cname name; newname name; empty boolean;
 begin
   if margin is null or margin < 1000 then
     raise exception using errcode = 'GN021', message = format('margin must be at least 1000 xids, got %s', margin),
@@ -43,6 +44,12 @@ begin
   -- parent at the detach deadlocked with writers (40P01). The CHECK constraint below takes ACCESS EXCLUSIVE on the
   -- partition until commit anyway, so writers of the table wait for the roll either way.
   execute format('lock table %s in access exclusive mode', parent);
+  -- Nothing written since the last roll (or since tracking): closing the empty open partition would only add a
+  -- partition as narrow as the xids used in between (one, for two rolls in a row). It stays open; its name returns.
+  execute format('select not exists (select from gnomon_t.%I)', open_part) into empty;
+  if empty then
+    return open_part;
+  end if;
   lo := substring(bound from 'FROM \((.*)\) TO');
   hi := pg_snapshot_xmax(pg_current_snapshot())::text::bigint + margin;
   cname := gnomon.object_name(open_part, '_before');
@@ -55,7 +62,7 @@ begin
   return newname;
 end $$;
 comment on function gnomon.roll_history(text, bigint) is
-  'Closes a table''s open history partition at a future xid and opens a new one, so history can later be detached by range.';
+  'Closes a table''s open history partition at a future xid and opens a new one, so history can later be detached by range; does nothing (and returns the open partition) while it holds no version.';
 
 -- The settings Gnomon reads, the one list: each with its default and what it accepts. They are custom settings
 -- (set gnomon.x = ..., alter database/role ... set gnomon.x = ...), which PostgreSQL stores as text without checking;
