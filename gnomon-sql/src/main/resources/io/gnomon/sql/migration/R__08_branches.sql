@@ -344,7 +344,7 @@ create or replace function gnomon.branches()
 returns table (branch_name text, branch_id integer, parent text, cutoff text, kind text, intact boolean,
                depth integer, created_at timestamptz)
 language sql stable as $$
-  select b.branch_name, b.branch_id, coalesce(p.branch_name, 'main'), 'v1:' || b.cutoff::text,
+  select b.branch_name, b.branch_id, coalesce(p.branch_name, 'main'), gnomon.coordinate_text(b.cutoff::text),
          case when b.branch_id < 0 then 'scratch' else 'logged' end, gnomon.branch_intact(b),
          array_length(b.chain, 1), b.created_at
     from gnomon.branch b left join gnomon.branch p on p.branch_id = b.parent_id

@@ -20,6 +20,7 @@ import io.gnomon.sql.internal.generated.routines.CModuleInterfaceVersion;
 import io.gnomon.sql.internal.generated.routines.CPointReadEnabled;
 import io.gnomon.sql.internal.generated.routines.CReadEnabled;
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
+import io.gnomon.sql.internal.generated.routines.CheckCoordinateRead;
 import io.gnomon.sql.internal.generated.routines.CheckIntact;
 import io.gnomon.sql.internal.generated.routines.CheckMergeStrategy;
 import io.gnomon.sql.internal.generated.routines.CheckRead;
@@ -700,6 +701,56 @@ public class Routines {
      */
     public static Field<Integer> catalogVersion() {
         CatalogVersion f = new CatalogVersion();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.check_coordinate_read</code>
+     */
+    public static String checkCoordinateRead(
+          Configuration configuration
+        , String coordinate
+        , String snap
+        , Integer tableId
+    ) {
+        CheckCoordinateRead f = new CheckCoordinateRead();
+        f.setCoordinate(coordinate);
+        f.setSnap(snap);
+        f.setTableId(tableId);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.check_coordinate_read</code> as a field.
+     */
+    public static Field<String> checkCoordinateRead(
+          String coordinate
+        , String snap
+        , Integer tableId
+    ) {
+        CheckCoordinateRead f = new CheckCoordinateRead();
+        f.setCoordinate(coordinate);
+        f.setSnap(snap);
+        f.setTableId(tableId);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.check_coordinate_read</code> as a field.
+     */
+    public static Field<String> checkCoordinateRead(
+          Field<String> coordinate
+        , Field<String> snap
+        , Field<Integer> tableId
+    ) {
+        CheckCoordinateRead f = new CheckCoordinateRead();
+        f.setCoordinate(coordinate);
+        f.setSnap(snap);
+        f.setTableId(tableId);
 
         return f.asField();
     }
