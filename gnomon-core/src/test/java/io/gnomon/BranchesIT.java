@@ -302,6 +302,35 @@ class BranchesIT extends GnomonIT {
   }
 
   @Test
+  void aDiffAtAPointBeforeTheTrackingIsRefusedAsTheReadIs() throws Exception {
+    sql("create table late (id int primary key, v int)", "insert into late values (1, 1)");
+    String before = coordinate();
+    sql("select gnomon.branch_create('before_late')");
+    gnomon().track("public.late");
+    // nothing written since: no key may differ, so the diff never read the table and returned no row
+    for (String diff : new String[] {
+        "select count(*) from gnomon.diff('late', gnomon.point('main', '" + before + "'), gnomon.point())",
+        "select count(*) from gnomon.diff('late', gnomon.point(), gnomon.point('main', '" + before + "'))",
+        "select count(*) from gnomon.diff('late', gnomon.point('before_late'), gnomon.point())",
+        "select count(*) from gnomon_t.late_diff(gnomon.point('before_late'), gnomon.point())"}) {
+      CoordinateTooOldException e = assertThrows(CoordinateTooOldException.class, () -> sqlTranslated(diff), diff);
+      assertEquals("GN012", e.sqlState());
+      assertTrue(e.getMessage().contains("public.late has no history at the point read") && !e.getMessage().contains("v1:"),
+          e.getMessage());
+    }
+    // as the read at that point is
+    assertThrows(CoordinateTooOldException.class,
+        () -> sqlTranslated("select * from gnomon_t.late_at(gnomon.point('main', '" + before + "'))"));
+    assertThrows(CoordinateTooOldException.class, () -> gnomon().diff("public.late", Point.branch("before_late"), Point.main()));
+    // points after the tracking diff as before
+    String tracked = coordinate();
+    sql("update late set v = 2");
+    assertEquals("update", one("select string_agg(op, ',') from gnomon.diff('late', gnomon.point('main', '" + tracked
+        + "'), gnomon.point())"));
+    assertEquals("0", one("select count(*) from gnomon.diff('late', gnomon.point(), gnomon.point())"));
+  }
+
+  @Test
   void lifecycleFromJava() throws Exception {
     accounts();
     Branches branches = gnomon().branches();
