@@ -250,6 +250,38 @@ class BranchesIT extends GnomonIT {
   }
 
   @Test
+  void constraintsAddedOrDroppedAfterTrackingHoldOnBranchesAsTheTablesDo() throws Exception {
+    sql("create table lc (id int primary key, v int, note text)", "insert into lc values (1, 1, 'a'), (2, 2, null)");
+    gnomon().track("public.lc");
+    gnomon().branches().create("lk");
+    onBranch("lk", "update lc set v = -5 where id = 1"); // a branch row the constraint below would refuse
+    sql("update lc set v = 10 where id = 2");
+    sql("update lc set note = 'b' where id = 2", "alter table lc add constraint lc_v_positive check (v > 0)",
+        "alter table lc alter column note set not null");
+    // checked at write time on the branch as on main (the branch rows already written are not: NOT VALID there)
+    SQLException check = assertThrows(SQLException.class, () -> onBranch("lk", "update lc set v = -1 where id = 2"));
+    assertEquals("23514", check.getSQLState(), check.getMessage());
+    assertTrue(check.getMessage().contains("lc_v_positive"), check.getMessage());
+    SQLException notNull = assertThrows(SQLException.class, () -> onBranch("lk", "insert into lc values (3, 3, null)"));
+    assertEquals("23514", notNull.getSQLState(), notNull.getMessage());
+    // row 2 as the branch inherited it (from before main's update) has no note: a write of it must give one now
+    SQLException inherited = assertThrows(SQLException.class, () -> onBranch("lk", "update lc set v = 7 where id = 2"));
+    assertEquals("23514", inherited.getSQLState(), inherited.getMessage());
+    onBranch("lk", "update lc set v = 7, note = 'n' where id = 2", "insert into lc values (4, 4, 'd')");
+    assertEquals("-5", one("select v from gnomon_t.lc_at(gnomon.point('lk')) where id = 1"));
+    // dropped on the table: dropped on branches too
+    sql("alter table lc drop constraint lc_v_positive", "alter table lc alter column note drop not null");
+    onBranch("lk", "update lc set v = -2 where id = 2", "insert into lc values (5, 5, null)");
+    assertEquals("-2|null", one("select v || '|' || coalesce((select note from gnomon_t.lc_at(gnomon.point('lk')) where id = 5), 'null')"
+        + " from gnomon_t.lc_at(gnomon.point('lk')) where id = 2"));
+    // and with a column added at the same time
+    sql("alter table lc add column w int not null default 0, add constraint lc_w check (w < 100)");
+    SQLException w = assertThrows(SQLException.class, () -> onBranch("lk", "update lc set w = 100 where id = 4"));
+    assertEquals("23514", w.getSQLState(), w.getMessage());
+    assertTrue(w.getMessage().contains("lc_w"), w.getMessage());
+  }
+
+  @Test
   void diffListsExactlyTheKeysThatDiffer() throws Exception {
     accounts();
     Coordinate before = gnomon().coordinate();

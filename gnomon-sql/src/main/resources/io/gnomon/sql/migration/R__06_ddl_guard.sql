@@ -49,8 +49,11 @@ begin
       hint = format('Untrack it first (select gnomon.untrack(%L)), change the key, then track it again.', tab);
   end if;
   -- nothing the generated objects depend on changed (an index, a default, a trigger's state, a setting...):
-  -- regenerating them would take every object's lock and rewrite them for nothing
+  -- regenerating them would take every object's lock and rewrite them for nothing. NOT NULL and CHECK constraints
+  -- added or dropped are copied onto the branch table, so they hold on branches as they do on the table (with new
+  -- columns, gnomon.install_branch_objects below does it once the branch table has them).
   if cur_cols = tt.columns then
+    perform gnomon.sync_branch_constraints(p_table_id);
     return;
   end if;
   for new_col in select c from jsonb_array_elements(cur_cols) c

@@ -492,6 +492,54 @@ end $$;
 comment on function gnomon.diff(text, gnomon.point, gnomon.point) is
   'The keys of a table whose state differs between two points (gnomon.point(branch, coordinate)): op, key, old and new images as jsonb.';
 
+-- The NOT NULL and CHECK constraints of a tracked table hold on its branches at write time: copied onto its branch
+-- table (a tombstone is exempt), under the same names (NOT NULL as <column>_not_null). Called when the branch objects
+-- are installed and by gnomon.follow_table_change on every ALTER TABLE of the table, so a constraint added, changed or
+-- dropped after tracking is added, changed or dropped on branches too. One added while branches hold rows is NOT
+-- VALID there: the rows already written are not checked (they meet the constraint when a merge writes them to main),
+-- new writes are.
+create or replace function gnomon.sync_branch_constraints(p_table_id integer) returns void
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  bt text;
+  c record;
+  has_rows boolean;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  bt := format('gnomon_t.%I', gnomon.object_name(tt.base_name, '_b'));
+  for c in
+    with want as (
+      select gnomon.object_name(a.attname, '_not_null') as name, format('(g_del OR (%I IS NOT NULL))', a.attname) as def
+        from pg_attribute a
+       where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and a.attnotnull
+         and not a.attname = any (tt.key_columns)
+      union all
+      select k.conname, format('(g_del OR %s)', pg_get_expr(k.conbin, k.conrelid))
+        from pg_constraint k where k.conrelid = tt.relid and k.contype = 'c'),
+    have as (
+      select k.conname as name, pg_get_expr(k.conbin, k.conrelid) as def
+        from pg_constraint k where k.conrelid = bt::regclass and k.contype = 'c')
+    -- (the definitions compare as PostgreSQL prints them, so the copy of an unchanged constraint is left alone)
+    select h.name as drop_name, w.name as add_name, w.def
+      from want w full join have h on h.name = w.name
+     where h.def is distinct from w.def
+  loop
+    if c.drop_name is not null then
+      execute format('alter table %s drop constraint %I', bt, c.drop_name);
+    end if;
+    if c.add_name is not null then
+      if has_rows is null then
+        execute format('select exists (select from %s)', bt) into has_rows;
+      end if;
+      execute format('alter table %s add constraint %I check %s%s', bt, c.add_name, c.def,
+                     case when has_rows then ' not valid' else '' end);
+    end if;
+  end loop;
+end $$;
+comment on function gnomon.sync_branch_constraints(integer) is
+  'Internal: copies a tracked table''s NOT NULL and CHECK constraints onto its branch table (added, changed or dropped as the table''s are).';
+
 -- (Re)creates the branch objects of a tracked table: its branch tables (when missing), the read function, the
 -- diff function, and the branch view with its write trigger.
 create or replace function gnomon.install_branch_objects(p_table_id integer) returns void
@@ -575,18 +623,9 @@ begin
     execute format('create index on gnomon_t.%I (g_branch)', bh);
     execute format('comment on table gnomon_t.%I is %L', bh,
                    format('History of the branch rows of %s: the image from before each write. Written by the branch views.', tab));
-    -- constraints that hold on branches at write time: NOT NULL and CHECK (a tombstone is exempt)
-    for con in select a.attname from pg_attribute a
-                where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and a.attnotnull
-                  and not a.attname = any (tt.key_columns) loop
-      execute format('alter table gnomon_t.%I add constraint %I check (g_del or %I is not null)', bt,
-                     gnomon.object_name(con.attname, '_not_null'), con.attname);
-    end loop;
-    for con in select k.conname, pg_get_expr(k.conbin, k.conrelid) as expr from pg_constraint k
-                where k.conrelid = tt.relid and k.contype = 'c' loop
-      execute format('alter table gnomon_t.%I add constraint %I check (g_del or (%s))', bt, con.conname, con.expr);
-    end loop;
   end if;
+  -- constraints that hold on branches at write time: NOT NULL and CHECK (see gnomon.sync_branch_constraints)
+  perform gnomon.sync_branch_constraints(p_table_id);
   -- Drops and diffs scan one branch: an index on (g_branch, key). It was (g_branch) alone, which deduplication keeps to a
   -- few pages: planned while the table was empty (the write trigger's generic plan, kept for the session), it won
   -- over the primary key, and every later probe by key in that session read the whole branch (a 10,000-row UPDATE

@@ -94,6 +94,7 @@ import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
 import io.gnomon.sql.internal.generated.routines.Setting;
 import io.gnomon.sql.internal.generated.routines.SnapshotText;
 import io.gnomon.sql.internal.generated.routines.SnapshotTextOwn;
+import io.gnomon.sql.internal.generated.routines.SyncBranchConstraints;
 import io.gnomon.sql.internal.generated.routines.SyncPrivileges;
 import io.gnomon.sql.internal.generated.routines.SyncPrivilegesOf;
 import io.gnomon.sql.internal.generated.routines.TableColumns;
@@ -3173,6 +3174,19 @@ public class Routines {
         f.setOwn(own);
 
         return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.sync_branch_constraints</code>
+     */
+    public static void syncBranchConstraints(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        SyncBranchConstraints p = new SyncBranchConstraints();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
     }
 
     /**
