@@ -6,9 +6,9 @@
  * and each call then only checks what can change between calls: the server incarnation, and that the coordinate's
  * xmax is at or below the xmin of the active snapshot. A coordinate that does not take that fast path (another
  * incarnation, older than the tracking, too recent, not canonical, null) goes to the SQL functions of the full check,
- * gnomon.check_read(gnomon.parse_coordinate(coordinate), table_id), which raise every error exactly as the SQL path
- * does; what they accept is cached for the rest of the statement (same transaction, same active snapshot), so a
- * filter evaluated per row runs the full check once.
+ * gnomon.check_coordinate_read(coordinate, gnomon.parse_coordinate(coordinate), table_id), which raise every error
+ * exactly as the SQL path does; what they accept is cached for the rest of the statement (same transaction, same
+ * active snapshot), so a filter evaluated per row runs the full check once.
  *
  * gnomon.row_visible_c(coordinate, track_xid, table_id, row_xmin) says whether a live row's xmin is visible in the
  * coordinate's snapshot: true (the row is the key's state as of the coordinate: every write of a key takes the row
@@ -166,14 +166,17 @@ gnomon_function(const char *name, int nargs, Oid *argtypes)
 	return LookupFuncName(list_make2(makeString("gnomon"), makeString(pstrdup(name))), nargs, argtypes, false);
 }
 
-/* The full check, in SQL: gnomon.check_read(gnomon.parse_coordinate(coordinate), table_id). Raises its errors. */
+/*
+ * The full check, in SQL: gnomon.check_coordinate_read(coordinate, gnomon.parse_coordinate(coordinate), table_id).
+ * Raises its errors, which name the coordinate as given.
+ */
 static Datum
 full_check(text *coordinate, int32 table_id)
 {
 	Oid			parse_args[1] = {TEXTOID};
-	Oid			check_args[2] = {PG_SNAPSHOTOID, INT4OID};
-	Oid			check_oid = gnomon_function("check_read", 2, check_args);
-	LOCAL_FCINFO(fcinfo, 2);
+	Oid			check_args[3] = {TEXTOID, PG_SNAPSHOTOID, INT4OID};
+	Oid			check_oid = gnomon_function("check_coordinate_read", 3, check_args);
+	LOCAL_FCINFO(fcinfo, 3);
 	FmgrInfo	flinfo;
 	Datum		snap = (Datum) 0;
 	bool		snap_null = true;
@@ -188,14 +191,16 @@ full_check(text *coordinate, int32 table_id)
 		snap_null = false;
 	}
 	fmgr_info(check_oid, &flinfo);
-	InitFunctionCallInfoData(*fcinfo, &flinfo, 2, InvalidOid, NULL, NULL);
-	fcinfo->args[0].value = snap;
-	fcinfo->args[0].isnull = snap_null;
-	fcinfo->args[1].value = Int32GetDatum(table_id);
-	fcinfo->args[1].isnull = false;
+	InitFunctionCallInfoData(*fcinfo, &flinfo, 3, InvalidOid, NULL, NULL);
+	fcinfo->args[0].value = PointerGetDatum(coordinate);
+	fcinfo->args[0].isnull = coordinate == NULL;
+	fcinfo->args[1].value = snap;
+	fcinfo->args[1].isnull = snap_null;
+	fcinfo->args[2].value = Int32GetDatum(table_id);
+	fcinfo->args[2].isnull = false;
 	result = FunctionCallInvoke(fcinfo);
 	if (fcinfo->isnull)
-		elog(ERROR, "gnomon.check_read returned null");
+		elog(ERROR, "gnomon.check_coordinate_read returned null");
 	return result;
 }
 

@@ -14,9 +14,11 @@ import java.util.Objects;
  * {@code Coordinate.parse(c.toString()).equals(c)}. The incarnation ({@code gnomon.incarnation()}) changes with every
  * crash recovery or failover of the server; a coordinate captured before one stays readable when a tick recorded after
  * it survived, and is otherwise refused with {@link CoordinateLostException} rather than read inexactly. The older form
- * {@code v1:xmin:xmax:xip,…} (a bare snapshot, incarnation 0) is still accepted, without that guard.
+ * {@code v1:xmin:xmax:xip,…} (a bare snapshot, incarnation 0) is still accepted; it names no incarnation, so the
+ * database guards it as one of the earliest incarnation it recorded (readable up to that incarnation's last surviving
+ * tick once a crash or failover has happened since).
  *
- * @param incarnation the server incarnation the snapshot belongs to; 0 for the older, unguarded form
+ * @param incarnation the server incarnation the snapshot belongs to; 0 for the older form, which names none
  * @param xmin the oldest transaction still running at the coordinate
  * @param xmax one past the newest transaction that had started
  * @param inProgress the transactions between them that had not committed, ascending
@@ -45,7 +47,7 @@ public record Coordinate(long incarnation, long xmin, long xmax, List<Long> inPr
     inProgress = List.copyOf(inProgress);
   }
 
-  /** A bare snapshot, in the older unguarded form ({@code v1:…}). */
+  /** A bare snapshot, in the older form that names no incarnation ({@code v1:…}). */
   public static Coordinate of(long xmin, long xmax, List<Long> inProgress) {
     return new Coordinate(0, xmin, xmax, inProgress);
   }

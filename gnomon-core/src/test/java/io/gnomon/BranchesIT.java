@@ -250,6 +250,38 @@ class BranchesIT extends GnomonIT {
   }
 
   @Test
+  void constraintsAddedOrDroppedAfterTrackingHoldOnBranchesAsTheTablesDo() throws Exception {
+    sql("create table lc (id int primary key, v int, note text)", "insert into lc values (1, 1, 'a'), (2, 2, null)");
+    gnomon().track("public.lc");
+    gnomon().branches().create("lk");
+    onBranch("lk", "update lc set v = -5 where id = 1"); // a branch row the constraint below would refuse
+    sql("update lc set v = 10 where id = 2");
+    sql("update lc set note = 'b' where id = 2", "alter table lc add constraint lc_v_positive check (v > 0)",
+        "alter table lc alter column note set not null");
+    // checked at write time on the branch as on main (the branch rows already written are not: NOT VALID there)
+    SQLException check = assertThrows(SQLException.class, () -> onBranch("lk", "update lc set v = -1 where id = 2"));
+    assertEquals("23514", check.getSQLState(), check.getMessage());
+    assertTrue(check.getMessage().contains("lc_v_positive"), check.getMessage());
+    SQLException notNull = assertThrows(SQLException.class, () -> onBranch("lk", "insert into lc values (3, 3, null)"));
+    assertEquals("23514", notNull.getSQLState(), notNull.getMessage());
+    // row 2 as the branch inherited it (from before main's update) has no note: a write of it must give one now
+    SQLException inherited = assertThrows(SQLException.class, () -> onBranch("lk", "update lc set v = 7 where id = 2"));
+    assertEquals("23514", inherited.getSQLState(), inherited.getMessage());
+    onBranch("lk", "update lc set v = 7, note = 'n' where id = 2", "insert into lc values (4, 4, 'd')");
+    assertEquals("-5", one("select v from gnomon_t.lc_at(gnomon.point('lk')) where id = 1"));
+    // dropped on the table: dropped on branches too
+    sql("alter table lc drop constraint lc_v_positive", "alter table lc alter column note drop not null");
+    onBranch("lk", "update lc set v = -2 where id = 2", "insert into lc values (5, 5, null)");
+    assertEquals("-2|null", one("select v || '|' || coalesce((select note from gnomon_t.lc_at(gnomon.point('lk')) where id = 5), 'null')"
+        + " from gnomon_t.lc_at(gnomon.point('lk')) where id = 2"));
+    // and with a column added at the same time
+    sql("alter table lc add column w int not null default 0, add constraint lc_w check (w < 100)");
+    SQLException w = assertThrows(SQLException.class, () -> onBranch("lk", "update lc set w = 100 where id = 4"));
+    assertEquals("23514", w.getSQLState(), w.getMessage());
+    assertTrue(w.getMessage().contains("lc_w"), w.getMessage());
+  }
+
+  @Test
   void diffListsExactlyTheKeysThatDiffer() throws Exception {
     accounts();
     Coordinate before = gnomon().coordinate();
@@ -299,6 +331,35 @@ class BranchesIT extends GnomonIT {
     assertEquals("update", one.op());
     assertEquals("o1", one.before().get("owner").asText());
     assertEquals("b", one.after().get("owner").asText());
+  }
+
+  @Test
+  void aDiffAtAPointBeforeTheTrackingIsRefusedAsTheReadIs() throws Exception {
+    sql("create table late (id int primary key, v int)", "insert into late values (1, 1)");
+    String before = coordinate();
+    sql("select gnomon.branch_create('before_late')");
+    gnomon().track("public.late");
+    // nothing written since: no key may differ, so the diff never read the table and returned no row
+    for (String diff : new String[] {
+        "select count(*) from gnomon.diff('late', gnomon.point('main', '" + before + "'), gnomon.point())",
+        "select count(*) from gnomon.diff('late', gnomon.point(), gnomon.point('main', '" + before + "'))",
+        "select count(*) from gnomon.diff('late', gnomon.point('before_late'), gnomon.point())",
+        "select count(*) from gnomon_t.late_diff(gnomon.point('before_late'), gnomon.point())"}) {
+      CoordinateTooOldException e = assertThrows(CoordinateTooOldException.class, () -> sqlTranslated(diff), diff);
+      assertEquals("GN012", e.sqlState());
+      assertTrue(e.getMessage().contains("public.late has no history at the point read") && !e.getMessage().contains("v1:"),
+          e.getMessage());
+    }
+    // as the read at that point is
+    assertThrows(CoordinateTooOldException.class,
+        () -> sqlTranslated("select * from gnomon_t.late_at(gnomon.point('main', '" + before + "'))"));
+    assertThrows(CoordinateTooOldException.class, () -> gnomon().diff("public.late", Point.branch("before_late"), Point.main()));
+    // points after the tracking diff as before
+    String tracked = coordinate();
+    sql("update late set v = 2");
+    assertEquals("update", one("select string_agg(op, ',') from gnomon.diff('late', gnomon.point('main', '" + tracked
+        + "'), gnomon.point())"));
+    assertEquals("0", one("select count(*) from gnomon.diff('late', gnomon.point(), gnomon.point())"));
   }
 
   @Test

@@ -67,6 +67,50 @@ class CoordinatesIT extends GnomonIT {
   }
 
   @Test
+  void v1CoordinatesGoThroughTheCrashGuardAndMessagesNameTheCoordinateGiven() throws Exception {
+    sql("create table vc (id int primary key, v int)");
+    gnomon().track("vc");
+    sql("insert into vc values (1, 1)");
+    String inc = one("select gnomon.incarnation()::text");
+    String early = coordinate();
+    sql("insert into vc values (2, 2)");
+    String late = coordinate();
+    String earlyV1 = "v1:" + early.substring(("v2:" + inc + ":").length());
+    String lateV1 = "v1:" + late.substring(("v2:" + inc + ":").length());
+    // no earlier incarnation: v1 reads as the current one
+    assertEquals("1:1,2:2", rows("vc", lateV1));
+    long anchor = Coordinate.parse(early).xmax();
+    // an earlier incarnation whose last surviving tick saw up to the early coordinate (what a crash after it leaves)
+    sql("insert into gnomon.incarnation (incarnation, anchor_xmax, first_seen) values (2, '" + anchor
+        + "', now() - interval '1 day')");
+    try {
+      assertEquals("1:1,2:2", rows("vc", late), "v2 of the current incarnation: read as always");
+      assertEquals("1:1", rows("vc", earlyV1), "v1 at or below the earliest anchor: readable");
+      for (String read : new String[] {"select * from gnomon_t.vc_as_of('" + lateV1 + "')",
+          "select * from gnomon_t.vc_at(gnomon.point('main', '" + lateV1 + "'))",
+          "select gnomon.parse_coordinate('" + lateV1 + "')"}) {
+        CoordinateLostException e = assertThrows(CoordinateLostException.class, () -> sqlTranslated(read), read);
+        assertEquals("GN013", e.sqlState());
+        assertTrue(e.getMessage().contains("coordinate " + lateV1 + " was captured before a crash"), e.getMessage());
+        assertTrue(e.getMessage().contains("A v1 coordinate does not say which incarnation"), e.getMessage());
+      }
+    } finally {
+      sql("delete from gnomon.incarnation where incarnation = 2");
+    }
+    // GN011 and GN012 name the coordinate as given, in either form
+    Coordinate now = Coordinate.parse(late);
+    String future = "v2:" + inc + ":" + (now.xmax() + 1000) + ":" + (now.xmax() + 1000) + ":";
+    CoordinateInFutureException f =
+        assertThrows(CoordinateInFutureException.class, () -> sqlTranslated("select * from gnomon_t.vc_as_of('" + future + "')"));
+    assertTrue(f.getMessage().contains("coordinate " + future + " is in the future"), f.getMessage());
+    for (String old : new String[] {"v2:" + inc + ":3:3:", "v1:3:3:"}) {
+      CoordinateTooOldException o =
+          assertThrows(CoordinateTooOldException.class, () -> sqlTranslated("select * from gnomon_t.vc_as_of('" + old + "')"));
+      assertTrue(o.getMessage().contains("coordinate " + old + " is older than the history of public.vc"), o.getMessage());
+    }
+  }
+
+  @Test
   void ticksMapTimeToCoordinates() throws Exception {
     sql("create table tk (id int primary key, v int)");
     gnomon().track("tk");

@@ -43,6 +43,24 @@ class HistoryPartitionsIT extends GnomonIT {
   }
 
   @Test
+  void rollingAgainBeforeAnythingIsWrittenDoesNothing() throws Exception {
+    sql("create table pr (id int primary key, v int)");
+    gnomon().track("pr");
+    assertEquals("pr_h_0", one("select gnomon.roll_history('pr', 1000)"), "an empty history stays in one partition");
+    sql("insert into pr values (1, 0)");
+    assertEquals("pr_h_1", one("select gnomon.roll_history('pr', 1000)"));
+    // twice in a row: the second call found the new partition empty, and used to close it after one xid
+    assertEquals("pr_h_1", one("select gnomon.roll_history('pr', 1000)"));
+    assertEquals("2", one("select count(*) from pg_inherits where inhparent = 'gnomon_t.pr_h'::regclass"));
+    assertEquals("pr_h_1", one("select gnomon.roll_history('pr', 1000)"));
+    burnXids(1100);
+    sql("update pr set v = 1");
+    assertEquals("1", one("select count(*) from gnomon_t.pr_h_1"), "the write past the margin went to the open one");
+    assertEquals("pr_h_2", one("select gnomon.roll_history('pr', 1000)"), "once written to, it rolls");
+    assertEquals("3", one("select count(*) from pg_inherits where inhparent = 'gnomon_t.pr_h'::regclass"));
+  }
+
+  @Test
   void maintainRollsPartitionsPastTheirRowLimit() throws Exception {
     sql("create table pm (id int primary key, v int)", "create table pq (id int primary key, v int)");
     gnomon().track("pm");

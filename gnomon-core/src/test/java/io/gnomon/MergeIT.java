@@ -140,6 +140,23 @@ class MergeIT extends GnomonIT {
   }
 
   @Test
+  void unionOnAMultiDimensionalArrayIsAConflictNotAFlattenedArray() throws Exception {
+    sql("create table grid (id int primary key, m int[])", "insert into grid values (1, '{{1,2},{3,4}}'), (2, '{1,2}')");
+    gnomon().track("public.grid");
+    gnomon().merges().setStrategy("public.grid", "m", "union");
+    gnomon().branches().create("g");
+    onBranch("g", "update grid set m = m || '{{5,6}}' where id = 1", "update grid set m = m || 3 where id = 2");
+    sql("update grid set m = m || '{{7,8}}' where id = 1", "update grid set m = m || 4 where id = 2");
+    MergeResult r = gnomon().merges().merge("g", "main");
+    assertEquals("conflicts", r.status(), r.toString());
+    assertEquals("union merges one-dimensional arrays only, and ours has 2 dimensions",
+        one("select c.reason from gnomon.merge_conflict c where c.merge_id = " + r.mergeId() + " and c.column_name = 'm'"));
+    // (before: {1,2,3,4,7,8,5,6}, one dimension, in main)
+    assertEquals("{{1,2},{3,4},{7,8}}", one("select m::text from grid where id = 1"), "the merge changed nothing");
+    assertEquals("{1,2,4}", one("select m::text from grid where id = 2"));
+  }
+
+  @Test
   void conflictsChangeNothingUntilResolved() throws Exception {
     items();
     gnomon().branches().create("f");

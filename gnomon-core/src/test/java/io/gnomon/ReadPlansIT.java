@@ -44,7 +44,7 @@ class ReadPlansIT extends GnomonIT {
     // prepared read (its generic plan), and the check behind OFFSET 0 subqueries cost about a third of a point read
     String verbose = one("select string_agg(line, E'\\n') from (select * from gnomon_test_explain("
         + quoteLiteral("(verbose) select * from gnomon_t.big_as_of('" + c + "') where id = 42") + ")) p(line)");
-    assertEquals(1, verbose.split("gnomon\\.check_read\\(", -1).length - 1, verbose);
+    assertEquals(1, verbose.split("gnomon\\.check_coordinate_read\\(", -1).length - 1, verbose);
     assertEquals(1, verbose.split("Subquery Scan", -1).length - 1, "only the history arm's DISTINCT ON:\n" + verbose);
     assertTrue(verbose.matches("(?s).*CTE r\n\\s*->  Result\n.*"), verbose);
   }

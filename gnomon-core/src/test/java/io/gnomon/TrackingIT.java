@@ -30,6 +30,32 @@ class TrackingIT extends GnomonIT {
   }
 
   @Test
+  void addColumnWithADefaultThatGivesEachRowItsOwnValueIsRefused() throws Exception {
+    sql("create table vd (id int primary key, v int)", "insert into vd select g, 0 from generate_series(1, 20) g");
+    gnomon().track("vd");
+    String before = coordinate();
+    sql("update vd set v = 1 where id <= 10");
+    // random() rewrote every row with a value of its own: as of `before`, ten rows showed it and ten NULL
+    UnsupportedDdlException e = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("alter table vd add column r double precision default random()"));
+    assertTrue(e.getMessage().contains("adding column r to tracked table public.vd with the default random()"), e.getMessage());
+    assertTrue(e.getMessage().contains("update public.vd set r = random()"), e.getMessage());
+    assertEquals("0", one("select count(*) from pg_attribute where attrelid = 'vd'::regclass and attname = 'r'"));
+    // the way the hint gives: every past read shows NULL, the update's values from then on
+    sql("alter table vd add column r double precision", "update vd set r = random()",
+        "alter table vd alter column r set default random()");
+    assertEquals("20|0", one("select count(*) || '|' || count(r) from gnomon_t.vd_as_of('" + before + "')"));
+    assertEquals("20|20", one("select count(*) || '|' || count(r) from gnomon_t.vd_as_of(gnomon.coordinate())"));
+    // a constant default, and a volatile one on an empty table, are followed as before
+    sql("alter table vd add column k int default 5");
+    assertEquals("20|5", one("select count(*) || '|' || min(k) from gnomon_t.vd_as_of('" + before + "')"));
+    sql("create table ve (id int primary key)");
+    gnomon().track("ve");
+    sql("alter table ve add column r double precision default random()", "insert into ve (id) values (1)");
+    assertEquals("1", one("select count(r) from gnomon_t.ve_as_of(gnomon.coordinate())"));
+  }
+
+  @Test
   void aDisabledWriteTriggerIsWarnedAboutAndRefusedAtStartUp() throws Exception {
     sql("create table dt (id int primary key, v int)");
     gnomon().track("dt");

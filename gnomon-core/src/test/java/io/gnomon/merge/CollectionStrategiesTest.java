@@ -49,6 +49,20 @@ class CollectionStrategiesTest {
   }
 
   @Test
+  void unionRefusesMultiDimensionalArraysAsAConflict() {
+    // (an int[] column may hold a 2-D value: PostgreSQL's array types do not fix the dimensions)
+    Conflict c = conflictsBothWays(Strategies.union(), INTS, List.of(List.of(1L, 2L)),
+        List.of(List.of(1L, 2L), List.of(3L, 4L)), List.of(List.of(1L, 2L), List.of(5L, 6L)));
+    assertEquals("union merges one-dimensional arrays only, and ours has 2 dimensions", c.reason());
+    Conflict theirs = conflictsBothWays(Strategies.union(), INTS, List.of(1L), List.of(1L, 2L),
+        List.of(List.of(1L, 3L)));
+    assertEquals("union merges one-dimensional arrays only, and theirs has 2 dimensions", theirs.reason());
+    Conflict base = conflictsBothWays(Strategies.union(), INTS, List.of(List.of(List.of(1L))), List.of(1L, 2L),
+        List.of(1L, 3L));
+    assertEquals("union merges one-dimensional arrays only, and base has 3 dimensions", base.reason());
+  }
+
+  @Test
   void jsonMergesKeyByKey() {
     ColumnType j = ColumnType.json();
     resolvesBothWays(Strategies.json(), j, json("{'a':1,'b':{'x':1,'y':2},'c':3}"),

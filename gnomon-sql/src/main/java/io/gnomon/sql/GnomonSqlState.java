@@ -51,6 +51,8 @@ public enum GnomonSqlState {
   MERGE_REPLANNED_CONFLICT("GN035", false),
   /** A merge input exceeds a configured limit (json: nesting depth or number of nodes). */
   MERGE_LIMIT_EXCEEDED("GN040", false),
+  /** A gnomon.* setting has a value Gnomon does not accept ({@code gnomon.settings()} lists what each accepts). */
+  INVALID_SETTING("GN041", false),
   /** No branch has that name, or the selected branch was dropped. */
   BRANCH_NOT_FOUND("GN050", false),
   /** A branch with that name already exists. */

@@ -197,6 +197,35 @@ class SqlStrategiesIT {
   }
 
   @Test
+  void unionOnMultiDimensionalArraysConflictsOnBothSides() throws SQLException {
+    // the fuzzer's arrays are one-dimensional (its SQL input is built from a jsonb list): these are hand-written
+    Column col = Column.of("c", ColumnType.arrayOf(ColumnType.int4()));
+    Object[][] cases = {
+        {"{{1,2}}", "{{1,2},{3,4}}", "{{1,2},{5,6}}", List.of(List.of(1L, 2L)), List.of(List.of(1L, 2L), List.of(3L, 4L)),
+            List.of(List.of(1L, 2L), List.of(5L, 6L))},
+        {"{1}", "{1,2}", "{{1,3}}", List.of(1L), List.of(1L, 2L), List.of(List.of(1L, 3L))},
+        {"{{{1}}}", "{1,2}", "{1,3}", List.of(List.of(List.of(1L))), List.of(1L, 2L), List.of(1L, 3L)}};
+    try (Connection c = db.connect();
+        PreparedStatement ps = c.prepareStatement(
+            "select m.value::text, m.conflict from gnomon.merge_union(?::int[], ?::int[], ?::int[]) m")) {
+      for (Object[] k : cases) {
+        for (boolean mirrored : new boolean[] {false, true}) {
+          ps.setString(1, (String) k[0]);
+          ps.setString(2, (String) k[mirrored ? 2 : 1]);
+          ps.setString(3, (String) k[mirrored ? 1 : 2]);
+          Resolution java = Merge.column(col, Strategies.union(), k[3], k[mirrored ? 5 : 4], k[mirrored ? 4 : 5]);
+          io.gnomon.merge.Conflict conflict = assertInstanceOf(io.gnomon.merge.Conflict.class, java);
+          try (ResultSet rs = ps.executeQuery()) {
+            assertTrue(rs.next());
+            assertEquals(k[mirrored ? 2 : 1], rs.getString(1), "a conflict's value is ours");
+            assertEquals(conflict.reason(), rs.getString(2), "the same reason in SQL and Java for " + List.of(k));
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   void sqlOnlyInputs() throws SQLException {
     // what the Java reference cannot hold: NaN and infinities in a counter, ordered types beyond numbers and text,
     // varchar; and three untyped literals, which resolve to text

@@ -8,7 +8,10 @@ import io.gnomon.merge.Resolved;
 import io.gnomon.merge.Strategy;
 import java.util.List;
 
-/** {@code union} for arrays: see {@link MultisetMerge}. A NULL base is an empty array; NULL on a side conflicts. */
+/**
+ * {@code union} for arrays: see {@link MultisetMerge}. A NULL base is an empty array; NULL on a side conflicts, and so
+ * does a multi-dimensional array (a list of lists) on any side: union merges one-dimensional arrays only.
+ */
 public final class UnionStrategy implements Strategy {
   public static final UnionStrategy INSTANCE = new UnionStrategy();
 
@@ -31,8 +34,27 @@ public final class UnionStrategy implements Strategy {
           (ours == null ? "ours" : "theirs") + " set " + column.name()
               + " to NULL while the other side changed its elements");
     }
-    return new Resolved(MultisetMerge.merge(base == null ? List.of() : list(column, base), list(column, ours),
-        list(column, theirs)));
+    List<?> b = base == null ? List.of() : list(column, base);
+    List<?> o = list(column, ours);
+    List<?> t = list(column, theirs);
+    int dimensions = Math.max(dimensions(o), Math.max(dimensions(t), dimensions(b)));
+    if (dimensions > 1) {
+      String side = dimensions(o) > 1 ? "ours" : dimensions(t) > 1 ? "theirs" : "base";
+      return new Conflict(column.name(), base, ours, theirs, name(),
+          "union merges one-dimensional arrays only, and " + side + " has " + dimensions + " dimensions");
+    }
+    return new Resolved(MultisetMerge.merge(b, o, t));
+  }
+
+  /** The number of dimensions of an array held as nested lists (PostgreSQL's arrays are rectangular). */
+  private static int dimensions(List<?> l) {
+    int inner = 0;
+    for (Object e : l) {
+      if (e instanceof List<?> sub) {
+        inner = Math.max(inner, dimensions(sub));
+      }
+    }
+    return 1 + inner;
   }
 
   private static List<?> list(Column column, Object v) {

@@ -1,7 +1,8 @@
 -- Coordinates and ticks.
 -- A coordinate is a PostgreSQL snapshot: past reads through it are exact. Its text form is
 -- 'v2:' || incarnation || ':' || snapshot, for example 'v2:1796130898995571:7420:7424:7421,7423'; the older form
--- 'v1:' || snapshot is still read, without the crash guard below.
+-- 'v1:' || snapshot (catalog versions before 6) is still read, through the same crash guard: it names no incarnation,
+-- so it is guarded as one of the earliest incarnation Gnomon recorded (see gnomon.parse_coordinate()).
 --
 -- The incarnation guards coordinates across crashes and failovers (catalog version 6 explains why): after one, the
 -- server may give new transactions the ids of transactions that had ended before a coordinate without their WAL
@@ -77,6 +78,14 @@ begin
   if parts[1] = 'v2' then
     inc := parts[2]::numeric;
     parts := parts[2:];
+  else
+    -- A v1 coordinate does not say which incarnation it was captured in. Every transaction of a later incarnation has
+    -- an id above the anchor of each earlier one (the anchor's tick survived, so its xid was never reused), so one
+    -- with an xmax at or below the earliest recorded incarnation's anchor was captured before that tick (or before
+    -- Gnomon recorded incarnations at all): it is read as one of the earliest incarnation, refused above its anchor,
+    -- and read as before while that incarnation is still the current one (no crash or failover since) or none was
+    -- recorded yet.
+    select i.incarnation into inc from gnomon.incarnation i order by i.first_seen, i.incarnation limit 1;
   end if;
   xmin := parts[2]::numeric; xmax := parts[3]::numeric; prev := xmin - 1;
   if xmin < 1 or xmax < xmin or xmax > 9223372036854775807 then
@@ -99,7 +108,10 @@ begin
         message = format('coordinate %s was captured before a crash or failover of the server, after the last tick that survived it',
                          left(coordinate, 100)),
         -- (format() turns a NULL argument into an empty string, so the case picks the detail)
-        detail = coalesce(case when anchor is not null then
+        detail = case when parts[1] <> 'v1' then '' else
+                   'A v1 coordinate does not say which incarnation it was captured in, so it is read as one of the earliest '
+                   || 'incarnation Gnomon recorded, ' || inc || '. ' end
+               || coalesce(case when anchor is not null then
                           format('Coordinates of that incarnation are readable up to xmax %s, the last tick recorded before the fault. '
                                  || 'Transactions this coordinate counts as ended may have lost their WAL in the fault, and the server '
                                  || 'may have given their ids to later transactions, so no read as of it can be exact.', anchor) end,
@@ -171,12 +183,16 @@ comment on function gnomon.coordinate_at(timestamptz) is 'The coordinate of the 
 
 -- The slow path of an as-of read's coordinate check, taken only when the fast one in the generated function fails
 -- (a coordinate older than the tracking, or so recent that transactions it saw may still be invisible here).
--- Returns the snapshot when it is fine; raises GN021 (null), GN011 (future) or GN012 (too old).
-create or replace function gnomon.check_read(snap pg_snapshot, table_id integer) returns pg_snapshot
+-- Returns the snapshot when it is fine; raises GN021 (null), GN011 (future) or GN012 (too old), whose messages name
+-- the coordinate as the reader gave it (its snapshot when the caller does not pass it).
+drop function if exists gnomon.check_read(pg_snapshot, integer, text);
+create or replace function gnomon.check_coordinate_read(coordinate text, snap pg_snapshot, table_id integer)
+returns pg_snapshot
 language plpgsql stable as $$
 declare
   cur pg_snapshot := pg_current_snapshot();
   tt gnomon.tracked_table;
+  shown text := coalesce(left(check_coordinate_read.coordinate, 100), format('with snapshot %s', snap));
 begin
   if snap is null then
     raise exception using errcode = 'GN021', message = 'coordinate is null',
@@ -187,29 +203,35 @@ begin
      or exists (select 1 from pg_snapshot_xip(cur) x
                 where x < pg_snapshot_xmax(snap) and pg_visible_in_snapshot(x, snap)) then
     raise exception using errcode = 'GN011',
-      message = format('coordinate v1:%s is in the future of this transaction', snap),
+      message = format('coordinate %s is in the future of this transaction', shown),
       hint = 'Read as of a coordinate captured before this transaction''s snapshot; in REPEATABLE READ, start the transaction after capturing it.';
   end if;
-  select * into tt from gnomon.tracked_table t where t.table_id = check_read.table_id;
+  select * into tt from gnomon.tracked_table t where t.table_id = check_coordinate_read.table_id;
   if not found then
     raise exception using errcode = 'GN001', message = format('table id %s is not tracked', table_id),
       hint = 'Track the table with gnomon.track(''schema.table'').';
   end if;
   if not pg_visible_in_snapshot(tt.track_xid, snap) then
     raise exception using errcode = 'GN012',
-      message = format('coordinate v1:%s is older than the history of %I.%I', snap, tt.schema_name, tt.table_name),
+      message = format('coordinate %s is older than the history of %I.%I', shown, tt.schema_name, tt.table_name),
       detail = format('The table was tracked at %s; Gnomon has no history before that.', tt.tracked_at),
       hint = 'Read as of a coordinate captured after the table was tracked.';
   end if;
   return snap;
 end $$;
-comment on function gnomon.check_read(pg_snapshot, integer) is 'Internal: the full check of a coordinate for an as-of read (GN011, GN012).';
+comment on function gnomon.check_coordinate_read(text, pg_snapshot, integer) is
+  'Internal: the full check of a coordinate (its text, for the messages, and its parsed snapshot) for an as-of read (GN011, GN012).';
+-- (the C module's read path calls it with the snapshot only: its messages name the snapshot)
+create or replace function gnomon.check_read(snap pg_snapshot, table_id integer) returns pg_snapshot
+language sql stable as $$ select gnomon.check_coordinate_read(null, snap, table_id) $$;
+comment on function gnomon.check_read(pg_snapshot, integer) is
+  'Internal: the full check of a coordinate''s snapshot for an as-of read (GN011, GN012), as gnomon.check_coordinate_read without the text.';
 -- The snapshot an as-of read uses, for the generated read functions to inline (one call per read, computed once in
 -- the read's CTE). The fast path accepts a v2 coordinate of the current incarnation, in canonical form (digits without
 -- leading zeros), later than the tracking (xmin above the tracking's xid, so that xid is visible) and older than every
 -- transaction running now (xmax at or below the current snapshot's xmin, so nothing it saw can still be invisible
 -- here): then the snapshot is cut from the text. Anything else goes through gnomon.parse_coordinate() and
--- gnomon.check_read(), which accept it or raise GN010, GN011, GN012, GN013 or GN021.
+-- gnomon.check_coordinate_read(), which accept it or raise GN010, GN011, GN012, GN013 or GN021.
 -- Why it is written this way: in a prepared read's generic plan, PostgreSQL compiles every function call of this
 -- expression again at each execution, so each one costs whether or not it runs; the form test is one unbounded
 -- regular expression, the numbers are compared as xid8 (a text that passed the expression converts exactly; a number
@@ -225,9 +247,9 @@ language sql stable parallel safe as $$
                    and split_part(coordinate, ':', 3)::xid8 <= split_part(coordinate, ':', 4)::xid8
                    and split_part(coordinate, ':', 4)::xid8 <= pg_snapshot_xmin(pg_current_snapshot())
               then substr(coordinate, 5 + length(split_part(coordinate, ':', 2)))::pg_snapshot
-              else gnomon.check_read(gnomon.parse_coordinate(coordinate), table_id) end
+              else gnomon.check_coordinate_read(coordinate, gnomon.parse_coordinate(coordinate), table_id) end
 $$;
 comment on function gnomon.read_snapshot(text, xid8, integer) is
-  'Internal: the checked snapshot of a coordinate for an as-of read of a table, inlined by the generated read functions (errors as gnomon.parse_coordinate() and gnomon.check_read()).';
+  'Internal: the checked snapshot of a coordinate for an as-of read of a table, inlined by the generated read functions (errors as gnomon.parse_coordinate() and gnomon.check_coordinate_read()).';
 
 drop function if exists gnomon.resolve_read(text, integer);

@@ -9,7 +9,8 @@
 -- The close is checked by a constraint on the open partition, then the partition is detached and attached again with
 -- its closed bounds. The whole roll holds an ACCESS EXCLUSIVE lock on the history (taken first, see below): writes
 -- to the table and reads of its history wait for it, for as long as the check scans the open partition.
--- Returns the new partition's name.
+-- Returns the new partition's name; when the open partition holds no version yet (nothing was written since the last
+-- roll), it is left open and its own name is returned.
 -- The column names Gnomon gives its own columns beside a tracked table's (history, checkpoints, branch tables) or
 -- uses as aliases beside them in generated SQL (reads, merges, the C module's branch read): a table with a column of
 -- one of these names is not tracked (GN004), and ADD COLUMN of one is refused (GN006). The one list:
@@ -29,7 +30,7 @@ language plpgsql as $$
 declare
   tt gnomon.tracked_table := gnomon.tracked(table_name);
   parent regclass := format('gnomon_t.%I', tt.history_table)::regclass;
-  open_part name; bound text; lo text; hi bigint; cname name; newname name;
+  open_part name; bound text; lo text; hi bigint; cname name; newname name; empty boolean;
 begin
   if margin is null or margin < 1000 then
     raise exception using errcode = 'GN021', message = format('margin must be at least 1000 xids, got %s', margin),
@@ -43,6 +44,12 @@ begin
   -- parent at the detach deadlocked with writers (40P01). The CHECK constraint below takes ACCESS EXCLUSIVE on the
   -- partition until commit anyway, so writers of the table wait for the roll either way.
   execute format('lock table %s in access exclusive mode', parent);
+  -- Nothing written since the last roll (or since tracking): closing the empty open partition would only add a
+  -- partition as narrow as the xids used in between (one, for two rolls in a row). It stays open; its name returns.
+  execute format('select not exists (select from gnomon_t.%I)', open_part) into empty;
+  if empty then
+    return open_part;
+  end if;
   lo := substring(bound from 'FROM \((.*)\) TO');
   hi := pg_snapshot_xmax(pg_current_snapshot())::text::bigint + margin;
   cname := gnomon.object_name(open_part, '_before');
@@ -55,7 +62,61 @@ begin
   return newname;
 end $$;
 comment on function gnomon.roll_history(text, bigint) is
-  'Closes a table''s open history partition at a future xid and opens a new one, so history can later be detached by range.';
+  'Closes a table''s open history partition at a future xid and opens a new one, so history can later be detached by range; does nothing (and returns the open partition) while it holds no version.';
+
+-- The settings Gnomon reads, the one list: each with its default and what it accepts. They are custom settings
+-- (set gnomon.x = ..., alter database/role ... set gnomon.x = ...), which PostgreSQL stores as text without checking;
+-- gnomon.setting() checks a value where Gnomon reads it.
+create or replace function gnomon.settings()
+returns table (name text, default_value text, accepts text, meaning text)
+language sql immutable parallel safe as $$
+  values ('gnomon.history_partition_rows', '10000000', 'a whole number of rows, at least 1',
+          'gnomon.maintain() rolls a history partition that holds more rows than this'),
+         ('gnomon.tick_retention', '7 days', 'an interval longer than zero, such as ''30 days''',
+          'gnomon.maintain() deletes ticks older than this that no change-feed consumer needs'),
+         ('gnomon.feed_batches', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
+          'gnomon.feed_read() uses the kept batch orders (gnomon.feed_batch); off chooses every page by a scan')
+$$;
+comment on function gnomon.settings() is
+  'The settings Gnomon reads (gnomon.*), each with its default, what it accepts and what it does.';
+
+-- The value of one of gnomon.settings(): the session's (or database's, role's) when set and not empty, else the
+-- default. A value it does not accept raises GN041, naming the setting, the value and what it accepts.
+create or replace function gnomon.setting(setting_name text) returns text
+language plpgsql stable as $$
+declare
+  s record;
+  v text := nullif(current_setting(setting_name, true), '');
+  ok boolean := false;
+begin
+  select * into s from gnomon.settings() g where g.name = setting_name;
+  if not found then
+    raise exception using errcode = 'GN021', message = format('%s is not a Gnomon setting', setting_name),
+      hint = 'The settings are listed by: select * from gnomon.settings();';
+  end if;
+  if v is null then
+    return s.default_value;
+  end if;
+  begin
+    ok := case setting_name
+            when 'gnomon.history_partition_rows' then v::bigint >= 1
+            when 'gnomon.tick_retention' then v::interval > interval '0'
+            when 'gnomon.feed_batches' then v::boolean is not null
+          end;
+  exception when data_exception then
+    ok := false;
+  end;
+  if ok is not true then
+    raise exception using errcode = 'GN041',
+      message = format('setting %s has the value %L, which Gnomon does not accept', setting_name, v),
+      detail = format('%s accepts %s (default %s).', setting_name, s.accepts, s.default_value),
+      hint = format('Set it to an accepted value, or reset it to the default: reset %s; (and alter database ... reset %s, '
+                    || 'alter role ... reset %s where it was set there).', setting_name, setting_name, setting_name);
+  end if;
+  return v;
+end $$;
+comment on function gnomon.setting(text) is
+  'The checked value of a Gnomon setting (its default when unset); GN041 when the value is not one it accepts.';
 
 -- Routine upkeep, run every minute by the Java ticker (or any scheduler): rolls each history whose open partition
 -- holds more than gnomon.history_partition_rows rows (a setting, 10,000,000 by default), and returns how many rolled.
@@ -65,7 +126,9 @@ create or replace function gnomon.maintain() returns integer
 language plpgsql as $$
 declare
   tt gnomon.tracked_table;
-  limit_rows real := coalesce(nullif(current_setting('gnomon.history_partition_rows', true), '')::real, 1e7);
+  limit_rows real := gnomon.setting('gnomon.history_partition_rows')::real;
+  -- (both checked here, before anything is done, whether there are partitions or ticks to look at)
+  retention interval := gnomon.setting('gnomon.tick_retention')::interval;
   rolled integer := 0;
 begin
   for tt in select * from gnomon.tracked_table order by table_id loop
@@ -83,7 +146,7 @@ begin
    where c.expired_at is null and c.max_lag is not null and gnomon.consumer_lag(c) > c.max_lag;
   delete from gnomon.tick k
    where k.tick_at < clock_timestamp()
-                     - coalesce(nullif(current_setting('gnomon.tick_retention', true), '')::interval, interval '7 days')
+                     - retention
      and k.tick_id < (select max(k2.tick_id) from gnomon.tick k2)
      and k.tick_id < coalesce((select min(c.tick_id) from gnomon.consumer c where c.expired_at is null), 9223372036854775807);
   return rolled;

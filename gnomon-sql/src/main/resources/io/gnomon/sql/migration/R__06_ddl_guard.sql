@@ -9,7 +9,7 @@ declare
   cur_keys name[];
   cur_name name; cur_schema name;
   old_col jsonb; new_col jsonb;
-  def text;
+  def text; filled text; has_rows boolean;
   tab text;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
@@ -49,8 +49,11 @@ begin
       hint = format('Untrack it first (select gnomon.untrack(%L)), change the key, then track it again.', tab);
   end if;
   -- nothing the generated objects depend on changed (an index, a default, a trigger's state, a setting...):
-  -- regenerating them would take every object's lock and rewrite them for nothing
+  -- regenerating them would take every object's lock and rewrite them for nothing. NOT NULL and CHECK constraints
+  -- added or dropped are copied onto the branch table, so they hold on branches as they do on the table (with new
+  -- columns, gnomon.install_branch_objects below does it once the branch table has them).
   if cur_cols = tt.columns then
+    perform gnomon.sync_branch_constraints(p_table_id);
     return;
   end if;
   for new_col in select c from jsonb_array_elements(cur_cols) c
@@ -67,9 +70,28 @@ begin
         hint = 'Use a type with an equality operator (jsonb rather than json).';
     end if;
     -- Versions written before the column existed show the value existing rows got: a constant default, else NULL.
-    select case when a.atthasmissing then pg_get_expr(d.adbin, d.adrelid) end into def
+    select case when a.atthasmissing then pg_get_expr(d.adbin, d.adrelid) end,
+           case when not a.atthasmissing and a.attgenerated = '' then pg_get_expr(d.adbin, d.adrelid) end
+      into def, filled
       from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
      where a.attrelid = tt.relid and a.attnum = (new_col->>'attnum')::int;
+    -- A default PostgreSQL cannot keep as one value for the existing rows (a volatile one such as random(), or one of a
+    -- domain with constraints) rewrote the table, giving every existing row a value of its own. The history has no
+    -- version holding those values, so reads as of earlier points would show them for rows unchanged since and NULL
+    -- for the others: refused (the rows do not exist yet when the table is empty, so nothing mixes then).
+    if filled is not null then
+      execute format('select exists (select from %s)', tab) into has_rows;
+      if has_rows then
+        raise exception using errcode = 'GN006',
+          message = format('adding column %I to tracked table %s with the default %s, which gives each existing row a value of its own, is not supported',
+                           new_col->>'name', tab, filled),
+          detail = 'Gnomon''s history has no version with those values, so reads as of earlier points would show them for '
+                   || 'the rows unchanged since and NULL for the others.',
+          hint = format('Add the column without that default (or with a constant one), fill it with an UPDATE (which is '
+                        || 'versioned), then set the default: alter table %1$s add column %2$I ...; update %1$s set %2$I = %3$s; '
+                        || 'alter table %1$s alter column %2$I set default %3$s;', tab, new_col->>'name', filled);
+      end if;
+    end if;
     -- added with the default in one statement, so existing versions get it as a stored "missing" value
     execute format('alter table gnomon_t.%I add column %I %s%s%s', tt.history_table, new_col->>'name', new_col->>'storetype',
                    coalesce(' collate ' || (new_col->>'collation'), ''), coalesce(' default ' || def, ''));

@@ -397,7 +397,7 @@ declare
   fb gnomon.feed_batch;
   j integer; e integer; base bigint;
   -- the kept batch orders (gnomon.feed_batch); set gnomon.feed_batches = off to choose every page by a scan
-  use_batches boolean := coalesce(current_setting('gnomon.feed_batches', true), '') <> 'off';
+  use_batches boolean := gnomon.setting('gnomon.feed_batches')::boolean;
   xid_lo xid8; xid_hi xid8;
   recent xid8;
   emitted boolean := false;

@@ -373,7 +373,7 @@ create or replace function gnomon.branches()
 returns table (branch_name text, branch_id integer, parent text, cutoff text, kind text, intact boolean,
                depth integer, created_at timestamptz)
 language sql stable as $$
-  select b.branch_name, b.branch_id, coalesce(p.branch_name, 'main'), 'v1:' || b.cutoff::text,
+  select b.branch_name, b.branch_id, coalesce(p.branch_name, 'main'), gnomon.coordinate_text(b.cutoff::text),
          case when b.branch_id < 0 then 'scratch' else 'logged' end, gnomon.branch_intact(b),
          array_length(b.chain, 1), b.created_at
     from gnomon.branch b left join gnomon.branch p on p.branch_id = b.parent_id
@@ -496,9 +496,11 @@ declare
 begin
   select * into tt from gnomon.tracked_table t where t.table_id = point_too_old.table_id;
   raise exception using errcode = 'GN012',
-    message = format('%I.%I has no history at v1:%s: it was tracked later', tt.schema_name, tt.table_name, p.main_snap),
-    detail = format('The table was tracked at %s; a branch forked before that cannot read it.', tt.tracked_at),
-    hint = 'Read it on main, or on a branch forked after the table was tracked.';
+    message = format('%I.%I has no history at the point read (main as of snapshot %s): it was tracked later',
+                     tt.schema_name, tt.table_name, p.main_snap),
+    detail = format('The table was tracked at %s; Gnomon has no history before that, so neither a coordinate captured '
+                    || 'earlier nor a branch forked earlier can read or diff it.', tt.tracked_at),
+    hint = 'Read or diff it as of a coordinate captured after it was tracked, now, or on a branch forked after that.';
 end $$;
 comment on function gnomon.point_too_old(integer, gnomon.point) is 'Internal: GN012 for a read at a point older than the table''s tracking.';
 
@@ -518,6 +520,54 @@ begin
 end $$;
 comment on function gnomon.diff(text, gnomon.point, gnomon.point) is
   'The keys of a table whose state differs between two points (gnomon.point(branch, coordinate)): op, key, old and new images as jsonb.';
+
+-- The NOT NULL and CHECK constraints of a tracked table hold on its branches at write time: copied onto its branch
+-- table (a tombstone is exempt), under the same names (NOT NULL as <column>_not_null). Called when the branch objects
+-- are installed and by gnomon.follow_table_change on every ALTER TABLE of the table, so a constraint added, changed or
+-- dropped after tracking is added, changed or dropped on branches too. One added while branches hold rows is NOT
+-- VALID there: the rows already written are not checked (they meet the constraint when a merge writes them to main),
+-- new writes are.
+create or replace function gnomon.sync_branch_constraints(p_table_id integer) returns void
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  bt text;
+  c record;
+  has_rows boolean;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  bt := format('gnomon_t.%I', gnomon.object_name(tt.base_name, '_b'));
+  for c in
+    with want as (
+      select gnomon.object_name(a.attname, '_not_null') as name, format('(g_del OR (%I IS NOT NULL))', a.attname) as def
+        from pg_attribute a
+       where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and a.attnotnull
+         and not a.attname = any (tt.key_columns)
+      union all
+      select k.conname, format('(g_del OR %s)', pg_get_expr(k.conbin, k.conrelid))
+        from pg_constraint k where k.conrelid = tt.relid and k.contype = 'c'),
+    have as (
+      select k.conname as name, pg_get_expr(k.conbin, k.conrelid) as def
+        from pg_constraint k where k.conrelid = bt::regclass and k.contype = 'c')
+    -- (the definitions compare as PostgreSQL prints them, so the copy of an unchanged constraint is left alone)
+    select h.name as drop_name, w.name as add_name, w.def
+      from want w full join have h on h.name = w.name
+     where h.def is distinct from w.def
+  loop
+    if c.drop_name is not null then
+      execute format('alter table %s drop constraint %I', bt, c.drop_name);
+    end if;
+    if c.add_name is not null then
+      if has_rows is null then
+        execute format('select exists (select from %s)', bt) into has_rows;
+      end if;
+      execute format('alter table %s add constraint %I check %s%s', bt, c.add_name, c.def,
+                     case when has_rows then ' not valid' else '' end);
+    end if;
+  end loop;
+end $$;
+comment on function gnomon.sync_branch_constraints(integer) is
+  'Internal: copies a tracked table''s NOT NULL and CHECK constraints onto its branch table (added, changed or dropped as the table''s are).';
 
 -- (Re)creates the branch objects of a tracked table: its branch tables (when missing), the read function, the
 -- diff function, and the branch view with its write trigger.
@@ -602,18 +652,9 @@ begin
     execute format('create index on gnomon_t.%I (g_branch)', bh);
     execute format('comment on table gnomon_t.%I is %L', bh,
                    format('History of the branch rows of %s: the image from before each write. Written by the branch views.', tab));
-    -- constraints that hold on branches at write time: NOT NULL and CHECK (a tombstone is exempt)
-    for con in select a.attname from pg_attribute a
-                where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and a.attnotnull
-                  and not a.attname = any (tt.key_columns) loop
-      execute format('alter table gnomon_t.%I add constraint %I check (g_del or %I is not null)', bt,
-                     gnomon.object_name(con.attname, '_not_null'), con.attname);
-    end loop;
-    for con in select k.conname, pg_get_expr(k.conbin, k.conrelid) as expr from pg_constraint k
-                where k.conrelid = tt.relid and k.contype = 'c' loop
-      execute format('alter table gnomon_t.%I add constraint %I check (g_del or (%s))', bt, con.conname, con.expr);
-    end loop;
   end if;
+  -- constraints that hold on branches at write time: NOT NULL and CHECK (see gnomon.sync_branch_constraints)
+  perform gnomon.sync_branch_constraints(p_table_id);
   -- Drops and diffs scan one branch: an index on (g_branch, key). It was (g_branch) alone, which deduplication keeps to a
   -- few pages: planned while the table was empty (the write trigger's generic plan, kept for the session), it won
   -- over the primary key, and every later probe by key in that session read the whole branch (a 10,000-row UPDATE
@@ -837,17 +878,19 @@ $b$, keys_b, bt, keys_x, hist);
   execute format('comment on function gnomon_t.%I(gnomon.point, gnomon.point) is %L', gnomon.object_name(tt.base_name, '_dkeys'),
                  format('Keys of %s that may differ between two points (behind the diff and merges). Generated by gnomon.track().', tab));
 
-  -- The diff of two points: each candidate key read at both points.
+  -- The diff of two points: each candidate key read at both points. A point older than the tracking is GN012 (as the
+  -- read at it raises), checked first (a one-time filter: the points are parameters), since with no candidate key
+  -- the table is never read at either point and the diff would be empty.
   diff_body := format($b$
   select case when d.old is null then 'insert' when d.new is null then 'delete' else 'update' end, d.key, d.old, d.new
     from (select jsonb_build_object(%1$s) as key,
                  (select to_jsonb(o) from gnomon_t.%2$I($1) o where %3$s) as old,
                  (select to_jsonb(o) from gnomon_t.%2$I($2) o where %3$s) as new
             from gnomon_t.%4$I($1, $2) k offset 0) d
-   where d.old is distinct from d.new
+   where %5$s and %6$s and d.old is distinct from d.new
 $b$, key_json, gnomon.object_name(tt.base_name, '_at'),
      (select string_agg(format('o.%1$I = k.%1$I', kk), ' and ' order by o) from unnest(tt.key_columns) with ordinality u(kk, o)),
-     gnomon.object_name(tt.base_name, '_dkeys'));
+     gnomon.object_name(tt.base_name, '_dkeys'), replace(too_old, '$p', '$1'), replace(too_old, '$p', '$2'));
   execute format('drop function if exists gnomon_t.%I(gnomon.point, gnomon.point)', gnomon.object_name(tt.base_name, '_diff'));
   execute format('create function gnomon_t.%I(gnomon.point, gnomon.point) '
                  'returns table (op text, key jsonb, old jsonb, new jsonb) language sql stable as %L',

@@ -228,7 +228,8 @@ comment on function gnomon.merge_min(anycompatible, anycompatible, anycompatible
 
 -- The union rule on arrays as multisets with a stable order (see docs/merge.md): per distinct element (by the
 -- element type's equality) with counts b, o, t the merged count r; then the base's kept occurrences in base order,
--- ours' additions in ours' order, theirs' additions in theirs' order. Arrays are read as one-dimensional.
+-- ours' additions in ours' order, theirs' additions in theirs' order. Arrays are read as one-dimensional (unnest
+-- flattens more: gnomon.merge_union_resolve gives a multi-dimensional array a conflict instead).
 create or replace function gnomon.merge_multiset(base anycompatiblearray, ours anycompatiblearray,
                                                  theirs anycompatiblearray)
 returns anycompatiblearray
@@ -273,6 +274,14 @@ begin
     value := ours;
     conflict := case when ours is null then 'ours' else 'theirs' end
                 || ' set the column to NULL while the other side changed its elements';
+  elsif coalesce(array_ndims(ours), 1) > 1 or coalesce(array_ndims(theirs), 1) > 1 or coalesce(array_ndims(base), 1) > 1 then
+    -- a multi-dimensional array is not a multiset of its sub-arrays (they must keep one length, which the sides need
+    -- not agree on), and merged element by element it would lose its shape: a conflict, as MultisetMerge's Java twin
+    value := ours;
+    conflict := format('union merges one-dimensional arrays only, and %s has %s dimensions',
+                       case when coalesce(array_ndims(ours), 1) > 1 then 'ours'
+                            when coalesce(array_ndims(theirs), 1) > 1 then 'theirs' else 'base' end,
+                       greatest(array_ndims(ours), array_ndims(theirs), array_ndims(base)));
   else
     value := gnomon.merge_multiset(coalesce(base, '{}'), ours, theirs);
   end if;

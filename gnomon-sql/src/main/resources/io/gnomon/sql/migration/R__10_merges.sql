@@ -546,7 +546,7 @@ begin
       hint = 'Merge a branch into main or into another branch, or main into a branch.';
   end if;
   base := gnomon.merge_base(source_id, target_id);
-  theirs := gnomon.point(source, 'v1:' || pg_current_snapshot()::text);
+  theirs := gnomon.point(source, gnomon.coordinate_text(pg_current_snapshot()::text));
   ours := gnomon.point(target);
   if cardinality(tables) = 0 then
     raise exception using errcode = 'GN021', message = format('merge of %s into %s names no table', source, target),

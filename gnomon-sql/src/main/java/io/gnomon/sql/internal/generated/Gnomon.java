@@ -35,6 +35,7 @@ import io.gnomon.sql.internal.generated.tables.MergeText;
 import io.gnomon.sql.internal.generated.tables.MergeTheirs;
 import io.gnomon.sql.internal.generated.tables.MergeUnion;
 import io.gnomon.sql.internal.generated.tables.ScratchAlive;
+import io.gnomon.sql.internal.generated.tables.Settings;
 import io.gnomon.sql.internal.generated.tables.Tick;
 import io.gnomon.sql.internal.generated.tables.TrackedTable;
 import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
@@ -56,6 +57,7 @@ import io.gnomon.sql.internal.generated.tables.records.MergePreviewRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeTextRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeTheirsRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeUnionRecord;
+import io.gnomon.sql.internal.generated.tables.records.SettingsRecord;
 import io.gnomon.sql.internal.generated.udt.Point;
 import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
@@ -1251,6 +1253,29 @@ public class Gnomon extends SchemaImpl {
     public final ScratchAlive SCRATCH_ALIVE = ScratchAlive.SCRATCH_ALIVE;
 
     /**
+     * The table <code>gnomon.settings</code>.
+     */
+    public final Settings SETTINGS = Settings.SETTINGS;
+
+    /**
+     * Call <code>gnomon.settings</code>.
+     */
+    public static Result<SettingsRecord> SETTINGS(
+          Configuration configuration
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.Settings.SETTINGS.call(
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.settings</code> as a table.
+     */
+    public static Settings SETTINGS() {
+        return io.gnomon.sql.internal.generated.tables.Settings.SETTINGS.call(
+        );
+    }
+
+    /**
      * Heartbeat: one coordinate per tick, written by gnomon.tick().
      */
     public final Tick TICK = Tick.TICK;
@@ -1316,6 +1341,7 @@ public class Gnomon extends SchemaImpl {
             MergeTheirs.MERGE_THEIRS,
             MergeUnion.MERGE_UNION,
             ScratchAlive.SCRATCH_ALIVE,
+            Settings.SETTINGS,
             Tick.TICK,
             TrackedTable.TRACKED_TABLE
         );

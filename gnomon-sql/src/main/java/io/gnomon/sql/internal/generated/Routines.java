@@ -21,6 +21,7 @@ import io.gnomon.sql.internal.generated.routines.CModuleInterfaceVersion;
 import io.gnomon.sql.internal.generated.routines.CPointReadEnabled;
 import io.gnomon.sql.internal.generated.routines.CReadEnabled;
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
+import io.gnomon.sql.internal.generated.routines.CheckCoordinateRead;
 import io.gnomon.sql.internal.generated.routines.CheckIntact;
 import io.gnomon.sql.internal.generated.routines.CheckMergeStrategy;
 import io.gnomon.sql.internal.generated.routines.CheckRead;
@@ -93,8 +94,10 @@ import io.gnomon.sql.internal.generated.routines.ResolveTable;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
 import io.gnomon.sql.internal.generated.routines.SetMergeRule;
 import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
+import io.gnomon.sql.internal.generated.routines.Setting;
 import io.gnomon.sql.internal.generated.routines.SnapshotText;
 import io.gnomon.sql.internal.generated.routines.SnapshotTextOwn;
+import io.gnomon.sql.internal.generated.routines.SyncBranchConstraints;
 import io.gnomon.sql.internal.generated.routines.SyncPrivileges;
 import io.gnomon.sql.internal.generated.routines.SyncPrivilegesOf;
 import io.gnomon.sql.internal.generated.routines.TableColumns;
@@ -124,6 +127,7 @@ import io.gnomon.sql.internal.generated.tables.MergePreview;
 import io.gnomon.sql.internal.generated.tables.MergeText;
 import io.gnomon.sql.internal.generated.tables.MergeTheirs;
 import io.gnomon.sql.internal.generated.tables.MergeUnion;
+import io.gnomon.sql.internal.generated.tables.Settings;
 import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
@@ -147,6 +151,7 @@ import io.gnomon.sql.internal.generated.tables.records.MergeRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeTextRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeTheirsRecord;
 import io.gnomon.sql.internal.generated.tables.records.MergeUnionRecord;
+import io.gnomon.sql.internal.generated.tables.records.SettingsRecord;
 import io.gnomon.sql.internal.generated.tables.records.TrackedTableRecord;
 import io.gnomon.sql.internal.generated.udt.records.PointRecord;
 
@@ -717,6 +722,56 @@ public class Routines {
      */
     public static Field<Integer> catalogVersion() {
         CatalogVersion f = new CatalogVersion();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.check_coordinate_read</code>
+     */
+    public static String checkCoordinateRead(
+          Configuration configuration
+        , String coordinate
+        , String snap
+        , Integer tableId
+    ) {
+        CheckCoordinateRead f = new CheckCoordinateRead();
+        f.setCoordinate(coordinate);
+        f.setSnap(snap);
+        f.setTableId(tableId);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.check_coordinate_read</code> as a field.
+     */
+    public static Field<String> checkCoordinateRead(
+          String coordinate
+        , String snap
+        , Integer tableId
+    ) {
+        CheckCoordinateRead f = new CheckCoordinateRead();
+        f.setCoordinate(coordinate);
+        f.setSnap(snap);
+        f.setTableId(tableId);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.check_coordinate_read</code> as a field.
+     */
+    public static Field<String> checkCoordinateRead(
+          Field<String> coordinate
+        , Field<String> snap
+        , Field<Integer> tableId
+    ) {
+        CheckCoordinateRead f = new CheckCoordinateRead();
+        f.setCoordinate(coordinate);
+        f.setSnap(snap);
+        f.setTableId(tableId);
 
         return f.asField();
     }
@@ -3075,6 +3130,44 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.setting</code>
+     */
+    public static String setting(
+          Configuration configuration
+        , String settingName
+    ) {
+        Setting f = new Setting();
+        f.setSettingName(settingName);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.setting</code> as a field.
+     */
+    public static Field<String> setting(
+          String settingName
+    ) {
+        Setting f = new Setting();
+        f.setSettingName(settingName);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.setting</code> as a field.
+     */
+    public static Field<String> setting(
+          Field<String> settingName
+    ) {
+        Setting f = new Setting();
+        f.setSettingName(settingName);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.snapshot_text</code>
      */
     public static String snapshotText(
@@ -3160,6 +3253,19 @@ public class Routines {
         f.setOwn(own);
 
         return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.sync_branch_constraints</code>
+     */
+    public static void syncBranchConstraints(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        SyncBranchConstraints p = new SyncBranchConstraints();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
     }
 
     /**
@@ -4497,6 +4603,24 @@ public class Routines {
             base,
             ours,
             theirs
+        );
+    }
+
+    /**
+     * Call <code>gnomon.settings</code>.
+     */
+    public static Result<SettingsRecord> settings(
+          Configuration configuration
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.Settings.SETTINGS.call(
+        )).fetch();
+    }
+
+    /**
+     * Get <code>gnomon.settings</code> as a table.
+     */
+    public static Settings settings() {
+        return io.gnomon.sql.internal.generated.tables.Settings.SETTINGS.call(
         );
     }
 }
