@@ -130,6 +130,29 @@ class CoordinatesIT extends GnomonIT {
   }
 
   @Test
+  void aFailingUpkeepNeitherStopsNorUncountsTheTicks() throws Exception {
+    // a bad setting makes gnomon.maintain() fail (GN041) on every new connection of this database
+    String db = one("select current_database()");
+    sql("alter database " + db + " set gnomon.tick_retention = 'banana'");
+    try (io.gnomon.internal.Ticker t =
+        new io.gnomon.internal.Ticker(dataSource(), Duration.ofMillis(20), Duration.ofMillis(100))) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (t.ticks() < 12) {
+        assertTrue(System.nanoTime() < deadline, "12 ticks in 30 s; counted " + t.ticks() + ", failed "
+            + t.failures() + ", upkeep failed " + t.maintainFailures());
+        Thread.sleep(5);
+      }
+      assertEquals(0, t.failures(), "every tick was recorded");
+      assertTrue(t.maintainFailures() >= 2, "upkeep ran and failed: " + t.maintainFailures());
+      // every fifth tick tries the upkeep (at 20 ms ticks and 100 ms upkeep), not every tick
+      assertTrue(t.maintainFailures() <= t.ticks() / 5 + 1, t.maintainFailures() + " upkeep failures in "
+          + t.ticks() + " ticks");
+    } finally {
+      sql("alter database " + db + " reset gnomon.tick_retention");
+    }
+  }
+
+  @Test
   void theTickerRecordsTicksUntilStopped() throws Exception {
     try (Gnomon g = Gnomon.open(GnomonConfig.builder().dataSource(dataSource()).tickInterval(Duration.ofMillis(50)).build())) {
       long before = Long.parseLong(one("select count(*) from gnomon.tick"));

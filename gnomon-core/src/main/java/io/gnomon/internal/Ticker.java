@@ -20,6 +20,7 @@ public final class Ticker implements AutoCloseable {
   private final ScheduledExecutorService executor;
   private final AtomicLong ticks = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
+  private final AtomicLong maintainFailures = new AtomicLong();
 
   /** Starts ticking at once. */
   public Ticker(DataSource dataSource, Duration interval, Duration maintainInterval) {
@@ -36,14 +37,21 @@ public final class Ticker implements AutoCloseable {
   }
 
   private void tickOnce() {
-    long n = ticks.get();
     try (Connection c = dataSource.getConnection();
         Statement st = c.createStatement()) {
       st.execute("select gnomon.tick()");
+      // the tick is recorded: counted whatever upkeep does next, so a failing maintain() is retried at the next
+      // maintain interval, not at every tick
+      long n = ticks.getAndIncrement();
       if (n % maintainEvery == 0) {
-        st.execute("select gnomon.maintain()");
+        try {
+          st.execute("select gnomon.maintain()");
+        } catch (SQLException e) {
+          maintainFailures.incrementAndGet();
+          LOG.warn("gnomon upkeep failed ({}); the ticker keeps ticking and tries again in {} ticks", e.getMessage(),
+              maintainEvery);
+        }
       }
-      ticks.incrementAndGet();
     } catch (SQLException | RuntimeException e) {
       // a missed tick only coarsens reads by time; keep ticking, say so once per failure
       failures.incrementAndGet();
@@ -59,6 +67,11 @@ public final class Ticker implements AutoCloseable {
   /** Ticks that failed so far. */
   public long failures() {
     return failures.get();
+  }
+
+  /** Upkeep runs ({@code gnomon.maintain()}) that failed so far; their ticks were recorded and are counted. */
+  public long maintainFailures() {
+    return maintainFailures.get();
   }
 
   /** Stops ticking, waiting for a tick under way. */
