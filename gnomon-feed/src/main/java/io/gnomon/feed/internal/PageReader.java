@@ -34,11 +34,6 @@ public final class PageReader {
           + " after::text, branch";
   private static final String READ = COLUMNS + " from gnomon.feed_read(?, ?)";
   private static final String READ_AFTER = COLUMNS + " from gnomon.feed_read(?, ?, ?)";
-  private static final String PLAN = "select * from gnomon.feed_page_plan(?, ?, ?)";
-  // what gnomon.feed_read sets for the page's statements (see R__07_feed.sql), for the reading transaction only
-  private static final String PAGE_SETTINGS =
-      "select set_config('jit', 'off', true), set_config('work_mem', '32MB', true),"
-          + " set_config('enable_nestloop', 'off', true)";
 
   private final ObjectReader json;
   private final Map<String, String[]> schemaAndTable = new ConcurrentHashMap<>();
@@ -71,69 +66,21 @@ public final class PageReader {
   }
 
   /**
-   * Reads the page after {@code after} (at or after the consumer's acknowledged position; {@code
-   * gnomon.feed_page_plan} checks it). On a connection in autocommit mode, in a transaction of its own: the page's
-   * statements, chosen by {@code gnomon.feed_page_plan(name, maxEvents, after)}, run as this client's own statements
-   * (with the settings {@code gnomon.feed_read} runs them with, for that transaction only), so their rows come to the
-   * client as the server computes them, not through a function's result first. In the caller's open transaction,
-   * {@code gnomon.feed_read(name, maxEvents, after)}, which changes none of its settings.
+   * Reads the page after {@code after} (at or after the consumer's acknowledged position; {@code gnomon.feed_read}
+   * checks it), in the caller's transaction or, in autocommit mode, in one of its own: one statement, {@code
+   * gnomon.feed_read(name, maxEvents, after)}, which acknowledges nothing.
    */
   public FeedPage readAfter(Connection c, String name, FeedPosition after, int maxEvents) throws SQLException {
-    if (!c.getAutoCommit()) {
-      Rows rows = new Rows(after, maxEvents);
-      try (PreparedStatement ps = c.prepareStatement(READ_AFTER)) {
-        ps.setString(1, name);
-        ps.setInt(2, maxEvents);
-        ps.setString(3, after.toString());
-        try (ResultSet rs = ps.executeQuery()) {
-          rows.add(c, rs);
-        }
+    Rows rows = new Rows(after, maxEvents);
+    try (PreparedStatement ps = c.prepareStatement(READ_AFTER)) {
+      ps.setString(1, name);
+      ps.setInt(2, maxEvents);
+      ps.setString(3, after.toString());
+      try (ResultSet rs = ps.executeQuery()) {
+        rows.add(c, rs);
       }
-      return new FeedPage(name, after, rows.position, rows.events);
     }
-    c.setAutoCommit(false);
-    try {
-      try (Statement st = c.createStatement()) {
-        st.execute(PAGE_SETTINGS);
-      }
-      List<String[]> plan = new ArrayList<>(2);
-      try (PreparedStatement ps = c.prepareStatement(PLAN)) {
-        ps.setString(1, name);
-        ps.setInt(2, maxEvents);
-        ps.setString(3, after.toString());
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            String[] row = new String[PageStatement.PARAMETERS + 1];
-            for (int i = 0; i < row.length; i++) {
-              row[i] = rs.getString(i + 1);
-            }
-            plan.add(row);
-          }
-        }
-      }
-      Rows rows = new Rows(after, maxEvents);
-      for (String[] row : plan) {
-        PageStatement page = PageStatement.of(row[0]);
-        try (PreparedStatement ps = c.prepareStatement(page.sql())) {
-          PageStatement.planEveryTime(ps);
-          page.bind(ps, row);
-          try (ResultSet rs = ps.executeQuery()) {
-            rows.add(c, rs);
-          }
-        }
-      }
-      c.commit();
-      return new FeedPage(name, after, rows.position, rows.events);
-    } catch (SQLException | RuntimeException e) {
-      try {
-        c.rollback();
-      } catch (SQLException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
-    } finally {
-      c.setAutoCommit(true);
-    }
+    return new FeedPage(name, after, rows.position, rows.events);
   }
 
   /** A page's events as they are read, and the position of its last row (a heartbeat's too). */
