@@ -47,52 +47,14 @@ class FeedBatchOrderIT extends FeedTestBase {
       feed().register(name, tables, FeedStart.now(), true, null, "bo_br");
     }
     // writers 0-2 write on main; writer 3 on the branch (its keys are its own there too)
-    int open = 4;
-    List<Connection> writers = new ArrayList<>();
-    try {
-      for (int i = 0; i < open; i++) {
-        Connection c = connect();
-        if (i == open - 1) {
-          sql(c, "select gnomon.branch_use('bo_br')");
-        }
-        c.setAutoCommit(false);
-        writers.add(c);
+    interleaveWrites(this, random, 160, 70, () -> {
+      // a consumer that starts at a coordinate taken while transactions are open: its first batches are filtered
+      // by its start, which the kept orders must not be used for
+      String start = one("select gnomon.coordinate()");
+      for (String name : List.of("mid_on", "mid_off")) {
+        feed().register(name, tables, FeedStart.at(Coordinate.parse(start)), true);
       }
-      boolean[] busy = new boolean[open];
-      for (int step = 0; step < 160; step++) {
-        if (step == 70) {
-          // a consumer that starts at a coordinate taken while transactions are open: its first batches are filtered
-          // by its start, which the kept orders must not be used for
-          String start = one("select gnomon.coordinate()");
-          for (String name : List.of("mid_on", "mid_off")) {
-            feed().register(name, tables, FeedStart.at(Coordinate.parse(start)), true);
-          }
-        }
-        int w = random.nextInt(open);
-        Connection c = writers.get(w);
-        if (busy[w] && random.nextInt(3) == 0) {
-          c.commit();
-          busy[w] = false;
-        } else {
-          if (w == open - 1) {
-            writeOnBranch(c, w, open, random);
-          } else {
-            write(c, w, open, random);
-          }
-          busy[w] = true;
-        }
-        if (random.nextInt(8) == 0) {
-          tick();
-        }
-      }
-      for (int w = 0; w < open; w++) {
-        writers.get(w).commit();
-      }
-    } finally {
-      for (Connection c : writers) {
-        c.close();
-      }
-    }
+    });
     tick();
     for (String[] pair :
         new String[][] {{"early_on", "early_off"}, {"mid_on", "mid_off"}, {"keys_on", "keys_off"}, {"br_on", "br_off"}}) {
@@ -169,6 +131,62 @@ class FeedBatchOrderIT extends FeedTestBase {
           "the order of a batch larger than its first page is kept");
     }
   }
+
+  /** What a test does at one step of {@link #interleaveWrites} (registers consumers at a coordinate). */
+  interface Step {
+    void run() throws SQLException;
+  }
+
+  /**
+   * Random writes of four transactions kept open across ticks, on {@code t}'s database: writers 0-2 on main (tables
+   * bo_a and bo_b), writer 3 on branch bo_br. For {@code steps} steps a random writer writes or, now and then, commits,
+   * and one step in eight ticks; {@code middle} runs at step {@code middleStep}; then every writer commits.
+   */
+  static void interleaveWrites(FeedTestBase t, Random random, int steps, int middleStep, Step middle)
+      throws SQLException {
+    int open = 4;
+    List<Connection> writers = new ArrayList<>();
+    try {
+      for (int i = 0; i < open; i++) {
+        Connection c = t.connect();
+        if (i == open - 1) {
+          sql(c, "select gnomon.branch_use('bo_br')");
+        }
+        c.setAutoCommit(false);
+        writers.add(c);
+      }
+      boolean[] busy = new boolean[open];
+      for (int step = 0; step < steps; step++) {
+        if (step == middleStep) {
+          middle.run();
+        }
+        int w = random.nextInt(open);
+        Connection c = writers.get(w);
+        if (busy[w] && random.nextInt(3) == 0) {
+          c.commit();
+          busy[w] = false;
+        } else {
+          if (w == open - 1) {
+            writeOnBranch(c, w, open, random);
+          } else {
+            write(c, w, open, random);
+          }
+          busy[w] = true;
+        }
+        if (random.nextInt(8) == 0) {
+          t.tick();
+        }
+      }
+      for (int w = 0; w < open; w++) {
+        writers.get(w).commit();
+      }
+    } finally {
+      for (Connection c : writers) {
+        c.close();
+      }
+    }
+  }
+
 
   /** One transaction's worth of writes (or more of an open one): its keys are its connection's, mod {@code open}. */
   static void write(Connection c, int w, int open, Random random) throws SQLException {

@@ -47,50 +47,12 @@ class FeedReadAheadIT extends FeedTestBase {
     for (String name : List.of("br_ahead", "br_acked")) {
       feed().register(name, tables, FeedStart.now(), true, null, "bo_br");
     }
-    int open = 4;
-    List<Connection> writers = new ArrayList<>();
-    try {
-      for (int i = 0; i < open; i++) {
-        Connection c = connect();
-        if (i == open - 1) {
-          sql(c, "select gnomon.branch_use('bo_br')");
-        }
-        c.setAutoCommit(false);
-        writers.add(c);
+    FeedBatchOrderIT.interleaveWrites(this, random, 140, 60, () -> {
+      String start = one("select gnomon.coordinate()");
+      for (String name : List.of("mid_ahead", "mid_acked")) {
+        feed().register(name, tables, FeedStart.at(io.gnomon.Coordinate.parse(start)), true);
       }
-      boolean[] busy = new boolean[open];
-      for (int step = 0; step < 140; step++) {
-        if (step == 60) {
-          String start = one("select gnomon.coordinate()");
-          for (String name : List.of("mid_ahead", "mid_acked")) {
-            feed().register(name, tables, FeedStart.at(io.gnomon.Coordinate.parse(start)), true);
-          }
-        }
-        int w = random.nextInt(open);
-        Connection c = writers.get(w);
-        if (busy[w] && random.nextInt(3) == 0) {
-          c.commit();
-          busy[w] = false;
-        } else {
-          if (w == open - 1) {
-            FeedBatchOrderIT.writeOnBranch(c, w, open, random);
-          } else {
-            FeedBatchOrderIT.write(c, w, open, random);
-          }
-          busy[w] = true;
-        }
-        if (random.nextInt(8) == 0) {
-          tick();
-        }
-      }
-      for (int w = 0; w < open; w++) {
-        writers.get(w).commit();
-      }
-    } finally {
-      for (Connection c : writers) {
-        c.close();
-      }
-    }
+    });
     tick();
     tick(); // an empty batch at the end: a heartbeat for the acknowledged reader, none after it for the other
     for (String[] pair : new String[][] {{"early_ahead", "early_acked"}, {"mid_ahead", "mid_acked"},
