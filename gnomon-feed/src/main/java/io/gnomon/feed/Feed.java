@@ -183,9 +183,8 @@ public final class Feed {
    * Reads the page after {@code after}, a position at or after the consumer's acknowledged one (the {@link
    * FeedPage#position()} of the page before): a consumer reads its next page while it handles this one, and
    * acknowledges each page once handled ({@link #ack(String, FeedPosition)}), so a restart resumes after the last
-   * acknowledged page. Does not move the consumer. Its rows are fetched from the cursors of {@code
-   * gnomon.feed_open}, on the caller's connection: inside its transaction when one is open (where it raises {@code
-   * work_mem} to 32MB for the rest of that transaction), else in a transaction of its own.
+   * acknowledged page. Does not move the consumer. One statement, {@code gnomon.feed_read(name, maxEvents, after)},
+   * on the caller's connection: inside its transaction when one is open, else in a transaction of its own.
    *
    * @throws InvalidPositionException when {@code after} is before the consumer's acknowledged position or after the
    *     last tick

@@ -53,16 +53,7 @@ public final class PageReader {
    * then the events after it.
    */
   public FeedPage read(Connection c, String name, int maxEvents, boolean lock) throws SQLException {
-    FeedPosition from = FeedSql.position(c, name, lock);
-    Rows rows = new Rows(from, maxEvents);
-    try (PreparedStatement ps = c.prepareStatement(READ)) {
-      ps.setString(1, name);
-      ps.setInt(2, maxEvents);
-      try (ResultSet rs = ps.executeQuery()) {
-        rows.add(c, rs);
-      }
-    }
-    return new FeedPage(name, from, rows.position, rows.events);
+    return page(c, READ, name, FeedSql.position(c, name, lock), maxEvents, null);
   }
 
   /**
@@ -71,16 +62,24 @@ public final class PageReader {
    * gnomon.feed_read(name, maxEvents, after)}, which acknowledges nothing.
    */
   public FeedPage readAfter(Connection c, String name, FeedPosition after, int maxEvents) throws SQLException {
-    Rows rows = new Rows(after, maxEvents);
-    try (PreparedStatement ps = c.prepareStatement(READ_AFTER)) {
+    return page(c, READ_AFTER, name, after, maxEvents, after.toString());
+  }
+
+  /** The page {@code sql} returns from {@code from} on ({@code after}: its third parameter, when it has one). */
+  private FeedPage page(Connection c, String sql, String name, FeedPosition from, int maxEvents, String after)
+      throws SQLException {
+    Rows rows = new Rows(from, maxEvents);
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, name);
       ps.setInt(2, maxEvents);
-      ps.setString(3, after.toString());
+      if (after != null) {
+        ps.setString(3, after);
+      }
       try (ResultSet rs = ps.executeQuery()) {
         rows.add(c, rs);
       }
     }
-    return new FeedPage(name, after, rows.position, rows.events);
+    return new FeedPage(name, from, rows.position, rows.events);
   }
 
   /** A page's events as they are read, and the position of its last row (a heartbeat's too). */

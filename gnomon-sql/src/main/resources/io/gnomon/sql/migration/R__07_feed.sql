@@ -363,9 +363,8 @@ comment on function gnomon.feed_batch_of(bigint, integer, integer[], pg_snapshot
 -- With read_after (a position at or after the acknowledged one, no later than the last tick), the page after it
 -- instead: a consumer reads its next page while it handles this one, and acknowledges each once handled.
 -- gnomon.feed_page_plan chooses the page: for each batch it reads, the statement of the page's events (q, over the
--- parameters in the other columns, $1 to $19 in their order), or the heartbeat's. gnomon.feed_read runs them; the Java
--- consumer (Feed.pollAfter) runs them as its own statements, with feed_read's settings for its transaction, so that
--- their rows are not copied into a function's result first.
+-- parameters in the other columns, $1 to $19 in their order), or the heartbeat's; gnomon.feed_read runs them. (The
+-- Java consumer once ran them as its own statements; it calls feed_read now, so the split could fold back into it.)
 drop function if exists gnomon.feed_read(text, integer);
 drop function if exists gnomon.feed_read(text, integer, text);
 drop function if exists gnomon.feed_page_plan(text, integer, text);
@@ -574,7 +573,7 @@ begin
   end if;
 end $$;
 comment on function gnomon.feed_page_plan(text, integer, text) is
-  'Internal: chooses a change-feed page for gnomon.feed_read and the Java consumer: per batch, the statement of its events and its parameters.';
+  'Internal: chooses a change-feed page for gnomon.feed_read: per batch, the statement of its events and its parameters.';
 
 create function gnomon.feed_read(consumer_name text, max_events integer default 1000, read_after text default null)
 returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
