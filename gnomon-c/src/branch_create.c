@@ -4,9 +4,11 @@
  * With the module enabled (gnomon.use_c_module(true)), gnomon.branch_create is this function. A logged branch of main,
  * now, with a plain ASCII name, is created here: the name is checked (1 to 200 characters, not 'main', no control
  * character), and the catalog row — the id from gnomon.branch_seq, the cutoff pg_current_snapshot(), the chain {id},
- * the snapshots {NULL}, main's snapshot the cutoff, the creating xid, the clock — is inserted with table_tuple_insert
- * and ExecInsertIndexTuples (the primary key and the name's unique index checked as an INSERT checks them: a name
- * being inserted by a transaction in progress is waited for). The name's unique index decides whether the name is
+ * the snapshots {NULL}, main's snapshot the cutoff, the creating xid, the clock — is inserted with heap_insert, and
+ * its entries with index_insert into the primary key and the name's unique index, both checked as an INSERT checks
+ * them (UNIQUE_CHECK_YES: a name being inserted by a transaction in progress is waited for); the partial index on
+ * parent_id takes no entry for a branch of main. When gnomon.branch has other indexes than these three (see
+ * known_indexes), the entries go through ExecInsertIndexTuples instead. The name's unique index decides whether the name is
  * taken: its unique violation is re-thrown as GN051 (the transaction is aborted either way; the statement, as with
  * the SQL function, creates nothing), so there is no lookup before the insert. No executor, no PL/pgSQL, no
  * foreign-key trigger (a branch of main has no parent to check). Every other case — a parent branch, a coordinate,
@@ -17,12 +19,16 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "commands/sequence.h"
 #include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
@@ -40,6 +46,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
@@ -49,7 +56,17 @@
 static bool create_cache_valid = false;
 static Oid	cat_oid,
 			name_idx_oid,
+			pkey_idx_oid,
+			parent_idx_oid,
 			seq_oid;
+
+/*
+ * Whether gnomon.branch has exactly its three B-tree indexes: the primary key on branch_id, the name's unique index
+ * and the partial index on parent_id (parent_id is not null). Then a branch of main goes into the first two by
+ * index_insert, and not into the third (its predicate is false for a null parent_id); otherwise (someone added an
+ * index, or changed one) the row's entries go through ExecInsertIndexTuples, which handles any index.
+ */
+static bool known_indexes = false;
 static AttrNumber att_id,
 			att_name,
 			att_parent,
@@ -63,8 +80,68 @@ static AttrNumber att_id,
 static void
 invalidate_create_cache(Datum arg, Oid relid)
 {
-	if (!OidIsValid(relid) || relid == cat_oid || relid == name_idx_oid || relid == seq_oid)
+	if (!OidIsValid(relid) || relid == cat_oid || relid == name_idx_oid || relid == pkey_idx_oid
+		|| relid == parent_idx_oid || relid == seq_oid)
 		create_cache_valid = false;
+}
+
+/* Whether relation index_oid is a B-tree. */
+static bool
+btree_index(Oid index_oid)
+{
+	HeapTuple	t = SearchSysCache1(RELOID, ObjectIdGetDatum(index_oid));
+	bool		ok;
+
+	if (!HeapTupleIsValid(t))
+		return false;
+	ok = ((Form_pg_class) GETSTRUCT(t))->relam == BTREE_AM_OID;
+	ReleaseSysCache(t);
+	return ok;
+}
+
+/* One index of gnomon.branch as expected: a valid, immediate B-tree on the one column attnum, unique or not. */
+static bool
+index_is(Oid index_oid, AttrNumber attnum, bool unique, bool partial)
+{
+	HeapTuple	t = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index_oid));
+	Form_pg_index ix;
+	bool		ok;
+
+	if (!HeapTupleIsValid(t))
+		return false;
+	ix = (Form_pg_index) GETSTRUCT(t);
+	ok = ix->indrelid == cat_oid && ix->indnatts == 1 && ix->indnkeyatts == 1 && ix->indkey.values[0] == attnum
+		&& ix->indisunique == unique && ix->indimmediate && ix->indisvalid && ix->indisready && ix->indislive
+		&& heap_attisnull(t, Anum_pg_index_indexprs, NULL)
+		&& heap_attisnull(t, Anum_pg_index_indpred, NULL) == !partial
+		&& btree_index(index_oid);
+	ReleaseSysCache(t);
+	return ok;
+}
+
+/*
+ * Whether gnomon.branch's indexes are the three of its migration and nothing else (see known_indexes). The partial
+ * index's predicate is taken on trust from its name and shape (one column, parent_id, with a predicate): the catalog
+ * migration creates it as "where parent_id is not null", and a branch of main is the only row written here.
+ */
+static bool
+check_known_indexes(void)
+{
+	Relation	rel;
+	List	   *indexes;
+	bool		ok;
+
+	if (!OidIsValid(pkey_idx_oid) || !OidIsValid(parent_idx_oid))
+		return false;
+	rel = table_open(cat_oid, AccessShareLock);
+	indexes = RelationGetIndexList(rel);
+	ok = list_length(indexes) == 3 && list_member_oid(indexes, pkey_idx_oid)
+		&& list_member_oid(indexes, name_idx_oid) && list_member_oid(indexes, parent_idx_oid)
+		&& index_is(pkey_idx_oid, att_id, true, false) && index_is(name_idx_oid, att_name, true, false)
+		&& index_is(parent_idx_oid, att_parent, false, true);
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	return ok;
 }
 
 static void
@@ -83,6 +160,8 @@ load_create_cache(void)
 	ns = get_namespace_oid("gnomon", false);
 	cat_oid = get_relname_relid("branch", ns);
 	name_idx_oid = get_relname_relid("branch_branch_name_key", ns);
+	pkey_idx_oid = get_relname_relid("branch_pkey", ns);
+	parent_idx_oid = get_relname_relid("branch_parent_idx", ns);
 	seq_oid = get_relname_relid("branch_seq", ns);
 	if (!OidIsValid(cat_oid) || !OidIsValid(name_idx_oid) || !OidIsValid(seq_oid))
 		elog(ERROR, "gnomon: gnomon.branch, its name index or gnomon.branch_seq is missing");
@@ -98,6 +177,7 @@ load_create_cache(void)
 	if (att_id <= 0 || att_name <= 0 || att_parent <= 0 || att_cutoff <= 0 || att_chain <= 0 || att_snaps <= 0
 		|| att_main_snap <= 0 || att_created_xid <= 0 || att_created_at <= 0)
 		elog(ERROR, "gnomon: gnomon.branch lacks a column the C module writes");
+	known_indexes = check_known_indexes();
 	create_cache_valid = true;
 }
 
@@ -165,20 +245,63 @@ plain_triggers(Relation rel)
 	return true;
 }
 
+/* The row's entries in the primary key and the name's index, when gnomon.branch has only its own indexes. */
+static void
+insert_known_index_entries(Relation rel, HeapTuple tup)
+{
+	Oid			oids[2] = {pkey_idx_oid, name_idx_oid};
+	AttrNumber	atts[2] = {att_id, att_name};
+
+	for (int i = 0; i < 2; i++)
+	{
+		Relation	idx = index_open(oids[i], RowExclusiveLock);
+		bool		isnull;
+		Datum		value = heap_getattr(tup, atts[i], RelationGetDescr(rel), &isnull);
+
+		index_insert(idx, &value, &isnull, &tup->t_self, rel, UNIQUE_CHECK_YES, false, NULL);
+		index_close(idx, NoLock);
+	}
+}
+
+/* The row's entries in every index of gnomon.branch, the way an INSERT makes them. */
+static void
+insert_any_index_entries(Relation rel, HeapTuple tup, CommandId cid)
+{
+	EState	   *estate = CreateExecutorState();
+	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	TupleTableSlot *slot;
+
+	estate->es_output_cid = cid;
+	InitResultRelInfo(rri, rel, 1, NULL, 0);
+	ExecOpenIndices(rri, false);
+	slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
+	ExecStoreHeapTuple(tup, slot, false);
+	if (rri->ri_NumIndices > 0)
+		list_free(ExecInsertIndexTuples(rri, slot, estate, false, false, NULL, NIL));
+	ExecDropSingleTupleTableSlot(slot);
+	ExecCloseIndices(rri);
+	FreeExecutorState(estate);
+}
+
 /*
- * The row's index entries. A unique violation of the name's index is re-thrown as GN051, with the message and hint
- * of gnomon.branch_create_sql: the error is only re-labelled (copied, then thrown again with nothing done in
+ * The row and its index entries. A unique violation of the name's index is re-thrown as GN051, with the message and
+ * hint of gnomon.branch_create_sql: the error is only re-labelled (copied, then thrown again with nothing done in
  * between), and the transaction aborts as it would have.
  */
 static void
-insert_index_entries(ResultRelInfo *rri, TupleTableSlot *slot, EState *estate, text *name)
+insert_row(Relation rel, HeapTuple tup, text *name)
 {
 	MemoryContext mcxt = CurrentMemoryContext;
 	const char *index_name = get_rel_name(name_idx_oid);
+	CommandId	cid = GetCurrentCommandId(true);
 
+	heap_insert(rel, tup, cid, 0, NULL);
 	PG_TRY();
 	{
-		list_free(ExecInsertIndexTuples(rri, slot, estate, false, false, NULL, NIL));
+		if (known_indexes)
+			insert_known_index_entries(rel, tup);
+		else
+			insert_any_index_entries(rel, tup, cid);
 	}
 	PG_CATCH();
 	{
@@ -220,10 +343,6 @@ gnomon_branch_create(PG_FUNCTION_ARGS)
 	int			lbs[1] = {1};
 	TupleDesc	td;
 	HeapTuple	tup;
-	EState	   *estate;
-	ResultRelInfo *rri;
-	TupleTableSlot *slot;
-	CommandId	cid;
 
 	/* the common case only: a logged branch of main, now, with a plain name */
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(3) || PG_GETARG_BOOL(3) || !PG_ARGISNULL(2))
@@ -243,7 +362,8 @@ gnomon_branch_create(PG_FUNCTION_ARGS)
 		return create_through_sql(fcinfo);
 
 	rel = table_open(cat_oid, RowExclusiveLock);
-	if (RelationGetForm(rel)->relkind != RELKIND_RELATION || rel->rd_rel->relhasrules || rel->rd_rel->relrowsecurity
+	if (RelationGetForm(rel)->relkind != RELKIND_RELATION || rel->rd_rel->relam != HEAP_TABLE_AM_OID
+		|| rel->rd_rel->relhasrules || rel->rd_rel->relrowsecurity
 		|| !plain_triggers(rel) || RelationGetDescr(rel)->natts > 16)
 	{
 		table_close(rel, NoLock);
@@ -281,20 +401,7 @@ gnomon_branch_create(PG_FUNCTION_ARGS)
 	/* parent_id stays null: a branch of main */
 	tup = heap_form_tuple(td, values, nulls);
 
-	estate = CreateExecutorState();
-	cid = GetCurrentCommandId(true);
-	estate->es_output_cid = cid;
-	rri = makeNode(ResultRelInfo);
-	InitResultRelInfo(rri, rel, 1, NULL, 0);
-	ExecOpenIndices(rri, false);
-	slot = MakeSingleTupleTableSlot(td, &TTSOpsHeapTuple);
-	ExecStoreHeapTuple(tup, slot, false);
-	table_tuple_insert(rel, slot, cid, 0, NULL);
-	if (rri->ri_NumIndices > 0)
-		insert_index_entries(rri, slot, estate, name);
-	ExecDropSingleTupleTableSlot(slot);
-	ExecCloseIndices(rri);
-	FreeExecutorState(estate);
+	insert_row(rel, tup, name);
 	table_close(rel, NoLock);
 	PG_RETURN_INT32(id);
 }

@@ -159,6 +159,52 @@ class BranchCreateCIT extends GnomonIT {
     }
   }
 
+  /**
+   * The C create writes the two index entries a branch of main needs itself, and only while gnomon.branch has no
+   * other index: an index added later (here by another session, after this session's first create) gets its entries
+   * too, and the name's uniqueness still holds on either path.
+   */
+  @Test
+  void anIndexAddedToTheCatalogGetsItsEntries() throws Exception {
+    sql("create table kv (k int primary key, v int)");
+    gnomon().track("public.kv");
+    try (var a = connect(); var sa = a.createStatement()) {
+      sa.execute("select gnomon.branch_create('before_index')");
+      sql("create index branch_created_at_test on gnomon.branch (created_at)");
+      try {
+        sa.execute("select gnomon.branch_create('after_index')");
+        SQLException same = assertThrows(SQLException.class, () -> sa.execute("select gnomon.branch_create('after_index')"));
+        assertEquals("GN051", same.getSQLState());
+        String counted;
+        try (var c = connect(); var st = c.createStatement()) {
+          st.execute("set enable_seqscan = off");
+          st.execute("set enable_bitmapscan = off");
+          try (var rs = st.executeQuery("explain select count(*) from gnomon.branch where created_at > '-infinity'")) {
+            StringBuilder plan = new StringBuilder();
+            while (rs.next()) {
+              plan.append(rs.getString(1)).append('\n');
+            }
+            assertTrue(plan.toString().contains("branch_created_at_test"), plan.toString());
+          }
+          try (var rs = st.executeQuery("select count(*) from gnomon.branch where created_at > '-infinity'")) {
+            rs.next();
+            counted = rs.getString(1);
+          }
+        }
+        // before_index was indexed by CREATE INDEX; after_index only if the create wrote the new index's entry
+        assertEquals(one("select count(*) from gnomon.branch"), counted);
+        assertEquals("1", one("select count(*) from gnomon.branch where branch_name = 'after_index'"));
+      } finally {
+        sql("drop index gnomon.branch_created_at_test");
+      }
+      // back to the three indexes: the same session's next create takes the direct path again, names still unique
+      sa.execute("select gnomon.branch_create('after_drop')");
+      SQLException same = assertThrows(SQLException.class, () -> sa.execute("select gnomon.branch_create('after_drop')"));
+      assertEquals("GN051", same.getSQLState());
+      assertEquals("1", one("select count(*) from gnomon.branch where branch_name = 'after_drop'"));
+    }
+  }
+
   private String stateOf(String query) {
     SQLException e = assertThrows(SQLException.class, () -> one(query), query);
     return e.getSQLState();
