@@ -159,8 +159,10 @@ drop function if exists gnomon.partition_span();
 
 -- The privileges of a tracked table's generated objects follow the table's own (docs/operations.md, "Privileges"):
 -- its history, checkpoint and branch tables (with their partitions) get SELECT for exactly the roles that may SELECT the table (none while
--- row-level security is enabled on it: history cannot apply the policies), and its branch view gets the table's
--- SELECT, INSERT, UPDATE and DELETE grants. Grants on the view are only added, never revoked: a role may be given
+-- row-level security is enabled on it, but the table's owner unless the security is forced: history cannot apply the
+-- policies), and its branch view gets the table's SELECT, INSERT, UPDATE and DELETE grants (the same exception). The
+-- table's owner counts as a grantee like any other: when another role ran gnomon.track and owns these objects, the
+-- table's owner is given its rights on them. Grants on the view are only added, never revoked: a role may be given
 -- rights on branches alone. Called by gnomon.track, whenever the branch objects are regenerated, and by the
 -- event trigger gnomon_privilege_guard after every GRANT and REVOKE.
 create or replace function gnomon.sync_privileges_of(p_table_id integer) returns integer
@@ -188,7 +190,8 @@ begin
               where p.relid = to_regclass(format('gnomon_t.%I', n)) or n not in (tt.history_table, tt.checkpoint_table) loop
     for g in with want as (
                select a.grantee from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a
-                where a.privilege_type = 'SELECT' and a.grantee <> c.relowner and not c.relrowsecurity),
+                where a.privilege_type = 'SELECT' and a.grantee <> (select o.relowner from pg_class o where o.oid = obj)
+                  and (not c.relrowsecurity or (a.grantee = c.relowner and not c.relforcerowsecurity))),
              have as (
                select a.grantee from pg_class o, aclexplode(coalesce(o.relacl, acldefault('r', o.relowner))) a
                 where o.oid = obj and a.privilege_type = 'SELECT' and a.grantee <> o.relowner)
@@ -201,10 +204,11 @@ begin
     end loop;
   end loop;
   obj := to_regclass(format('%I.%I', gnomon.branch_schema(tt.schema_name), tt.table_name));
-  if obj is not null and not c.relrowsecurity then
+  if obj is not null then
     for g in select a.grantee, a.privilege_type
                from aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a
-              where a.privilege_type in ('SELECT', 'INSERT', 'UPDATE', 'DELETE') and a.grantee <> c.relowner
+              where a.privilege_type in ('SELECT', 'INSERT', 'UPDATE', 'DELETE')
+                and (not c.relrowsecurity or (a.grantee = c.relowner and not c.relforcerowsecurity))
              except
              select a.grantee, a.privilege_type
                from pg_class o, aclexplode(coalesce(o.relacl, acldefault('r', o.relowner))) a

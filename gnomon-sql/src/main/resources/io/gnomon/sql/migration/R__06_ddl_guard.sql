@@ -1,15 +1,47 @@
 -- Schema changes on tracked tables: ADD COLUMN is followed (history and generated functions are extended);
 -- anything else that would break versioning is refused with GN006, never silently mismatched.
 
+-- Whether a value of type t, read from its text form, runs code a role could have written: a domain with
+-- constraints anywhere inside a composite, an array or a range (a domain at the top is not counted: its value is
+-- given to the history as its base type, see gnomon.table_columns' storetype). Base types read their text with C
+-- functions only a superuser can create.
+create or replace function gnomon.type_runs_code_on_input(t oid, top boolean default true) returns boolean
+language plpgsql stable set search_path = pg_catalog, pg_temp as $$
+declare
+  ty pg_type;
+begin
+  select * into ty from pg_type where oid = t;
+  if not found then
+    return false;
+  elsif ty.typtype = 'd' then
+    if not top and exists (select from pg_constraint where contypid = t) then
+      return true;
+    end if;
+    return gnomon.type_runs_code_on_input(ty.typbasetype, top);
+  elsif ty.typtype = 'c' then
+    return exists (select from pg_attribute a where a.attrelid = ty.typrelid and a.attnum > 0 and not a.attisdropped
+                      and gnomon.type_runs_code_on_input(a.atttypid, false));
+  elsif ty.typcategory = 'A' and ty.typelem <> 0 then
+    return gnomon.type_runs_code_on_input(ty.typelem, false);
+  elsif ty.typtype = 'r' then
+    return gnomon.type_runs_code_on_input((select rngsubtype from pg_range where rngtypid = t), false);
+  elsif ty.typtype = 'm' then
+    return gnomon.type_runs_code_on_input((select rngsubtype from pg_range where rngmultitypid = t), false);
+  end if;
+  return false;
+end $$;
+comment on function gnomon.type_runs_code_on_input(oid, boolean) is
+  'Internal: whether reading a value of the type from text runs a domain''s checks below its top (see gnomon.follow_table_change).';
+
 create or replace function gnomon.follow_table_change(p_table_id integer) returns void
-language plpgsql as $$
+language plpgsql set client_min_messages = warning as $$
 declare
   tt gnomon.tracked_table;
   cur_cols jsonb;
   cur_keys name[];
   cur_name name; cur_schema name;
   old_col jsonb; new_col jsonb;
-  def text; filled text; has_rows boolean;
+  def text; missing boolean; filled text; has_rows boolean; rls text;
   tab text;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
@@ -70,17 +102,43 @@ begin
         hint = 'Use a type with an equality operator (jsonb rather than json).';
     end if;
     -- Versions written before the column existed show the value existing rows got: a constant default, else NULL.
-    select case when a.atthasmissing then pg_get_expr(d.adbin, d.adrelid) end,
+    -- That value is the one PostgreSQL computed for the table's rows (attmissingval, when the ALTER ran, as its
+    -- role), given to the history as a literal: the default's expression is not evaluated again here, where this
+    -- function may run as the catalog's owner (gnomon.follow_table_change_as_owner).
+    select case when a.atthasmissing then (a.attmissingval::text::text[])[1] end,
+           a.atthasmissing,
            case when not a.atthasmissing and a.attgenerated = '' then pg_get_expr(d.adbin, d.adrelid) end
-      into def, filled
+      into def, missing, filled
       from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
      where a.attrelid = tt.relid and a.attnum = (new_col->>'attnum')::int;
+    if missing then
+      if gnomon.type_runs_code_on_input((new_col->>'typid')::oid) then
+        raise exception using errcode = 'GN006',
+          message = format('adding column %I of type %s to tracked table %s with a default is not supported',
+                           new_col->>'name', new_col->>'type', tab),
+          detail = 'The type holds a domain with constraints inside a composite, array or range, so giving the history '
+                   || 'the value existing rows got would run that domain''s checks again.',
+          hint = format('Add the column without a default, fill it with an UPDATE (which is versioned), then set the '
+                        || 'default: alter table %1$s add column %2$I ...; update %1$s set %2$I = ...; '
+                        || 'alter table %1$s alter column %2$I set default ...;', tab, new_col->>'name');
+      end if;
+      def := case when def is null then 'null' else format('%L::%s', def, new_col->>'storetype') end;
+    end if;
     -- A default PostgreSQL cannot keep as one value for the existing rows (a volatile one such as random(), or one of a
     -- domain with constraints) rewrote the table, giving every existing row a value of its own. The history has no
     -- version holding those values, so reads as of earlier points would show them for rows unchanged since and NULL
     -- for the others: refused (the rows do not exist yet when the table is empty, so nothing mixes then).
     if filled is not null then
-      execute format('select exists (select from %s)', tab) into has_rows;
+      -- (row_security off: as the catalog's owner, a policy of the table would run the table owner's code, so a
+      -- table whose policies would apply counts as one with rows)
+      begin
+        rls := current_setting('row_security');
+        perform set_config('row_security', 'off', true);
+        execute format('select exists (select from only %s)', tab) into has_rows;
+        perform set_config('row_security', rls, true);
+      exception when insufficient_privilege then
+        has_rows := true;
+      end;
       if has_rows then
         raise exception using errcode = 'GN006',
           message = format('adding column %I to tracked table %s with the default %s, which gives each existing row a value of its own, is not supported',
@@ -117,6 +175,18 @@ begin
   perform gnomon.install_branch_objects(p_table_id);
 end $$;
 
+-- gnomon.follow_table_change as the catalog's owner, for a role that may ALTER a tracked table (it owns it) but does
+-- not own Gnomon's objects for it (the history, checkpoint and branch tables, the generated functions: whoever ran
+-- gnomon.track owns them). It does what the catalog and the table's current definition say, nothing a caller
+-- chooses: the table id only names which table to bring up to date, and with nothing changed it changes nothing.
+create or replace function gnomon.follow_table_change_as_owner(p_table_id integer) returns void
+language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
+begin
+  perform gnomon.follow_table_change(p_table_id);
+end $$;
+comment on function gnomon.follow_table_change_as_owner(integer) is
+  'Internal: gnomon.follow_table_change run as the catalog''s owner, when the role altering a tracked table does not own its history.';
+
 create or replace function gnomon.ddl_guard() returns event_trigger
 language plpgsql as $$
 declare
@@ -127,7 +197,15 @@ begin
   for cmd in select * from pg_event_trigger_ddl_commands() where classid = 'pg_class'::regclass loop
     select table_id into tid from gnomon.tracked_table where relid = cmd.objid;
     if found then
-      perform gnomon.follow_table_change(tid);
+      -- as the role running the ALTER when it owns the table's history (as when it tracked the table), else as the
+      -- catalog's owner
+      if pg_has_role(current_user, (select c.relowner from gnomon.tracked_table t join pg_class c
+                                      on c.oid = format('gnomon_t.%I', t.history_table)::regclass
+                                     where t.table_id = tid), 'USAGE') then
+        perform gnomon.follow_table_change(tid);
+      else
+        perform gnomon.follow_table_change_as_owner(tid);
+      end if;
       -- row-level security switched on or off, or a new owner: the history's readers follow
       perform gnomon.sync_privileges_of(tid);
       -- not refused, since pg_restore --disable-triggers does it for the length of a restore; said out loud

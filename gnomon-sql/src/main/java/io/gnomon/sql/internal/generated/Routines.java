@@ -45,6 +45,7 @@ import io.gnomon.sql.internal.generated.routines.FeedRegister;
 import io.gnomon.sql.internal.generated.routines.FeedUnregister;
 import io.gnomon.sql.internal.generated.routines.FindBranch;
 import io.gnomon.sql.internal.generated.routines.FollowTableChange;
+import io.gnomon.sql.internal.generated.routines.FollowTableChangeAsOwner;
 import io.gnomon.sql.internal.generated.routines.GrantCatalogWrites;
 import io.gnomon.sql.internal.generated.routines.Incarnation;
 import io.gnomon.sql.internal.generated.routines.InstallAsOf;
@@ -105,6 +106,7 @@ import io.gnomon.sql.internal.generated.routines.Tick;
 import io.gnomon.sql.internal.generated.routines.Track;
 import io.gnomon.sql.internal.generated.routines.Tracked;
 import io.gnomon.sql.internal.generated.routines.TypeHasEquality;
+import io.gnomon.sql.internal.generated.routines.TypeRunsCodeOnInput;
 import io.gnomon.sql.internal.generated.routines.Untrack;
 import io.gnomon.sql.internal.generated.routines.UseCModule;
 import io.gnomon.sql.internal.generated.routines.WriteTriggerNames;
@@ -1513,6 +1515,19 @@ public class Routines {
         , Integer pTableId
     ) {
         FollowTableChange p = new FollowTableChange();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.follow_table_change_as_owner</code>
+     */
+    public static void followTableChangeAsOwner(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        FollowTableChangeAsOwner p = new FollowTableChangeAsOwner();
         p.setPTableId(pTableId);
 
         p.execute(configuration);
@@ -3513,6 +3528,50 @@ public class Routines {
     ) {
         TypeHasEquality f = new TypeHasEquality();
         f.setT(t);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.type_runs_code_on_input</code>
+     */
+    public static Boolean typeRunsCodeOnInput(
+          Configuration configuration
+        , Long t
+        , Boolean top
+    ) {
+        TypeRunsCodeOnInput f = new TypeRunsCodeOnInput();
+        f.setT(t);
+        f.setTop(top);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.type_runs_code_on_input</code> as a field.
+     */
+    public static Field<Boolean> typeRunsCodeOnInput(
+          Long t
+        , Boolean top
+    ) {
+        TypeRunsCodeOnInput f = new TypeRunsCodeOnInput();
+        f.setT(t);
+        f.setTop(top);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.type_runs_code_on_input</code> as a field.
+     */
+    public static Field<Boolean> typeRunsCodeOnInput(
+          Field<Long> t
+        , Field<Boolean> top
+    ) {
+        TypeRunsCodeOnInput f = new TypeRunsCodeOnInput();
+        f.setT(t);
+        f.setTop(top);
 
         return f.asField();
     }
