@@ -3,10 +3,7 @@ package io.gnomon;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,23 +11,6 @@ import org.junit.jupiter.api.Test;
  * consume the feed, without owning the catalog; taking it back makes PostgreSQL refuse again.
  */
 class CatalogWritesIT extends GnomonIT {
-  /** Runs statements as {@code role} on one connection; returns the first column of the last one's first row. */
-  private String as(String role, String... statements) throws SQLException {
-    try (Connection c = connect();
-        Statement st = c.createStatement()) {
-      st.execute("set role " + role);
-      String last = null;
-      for (String s : statements) {
-        if (st.execute(s)) {
-          try (ResultSet rs = st.getResultSet()) {
-            last = rs.next() ? rs.getString(1) : null;
-          }
-        }
-      }
-      return last;
-    }
-  }
-
   private String stateAs(String role, String statement) {
     try {
       as(role, statement);

@@ -141,6 +141,28 @@ abstract class GnomonIT {
     }
   }
 
+  /**
+   * Runs statements as {@code role} ({@code set role}) on one connection; returns the first column of the last one's
+   * first row, or null.
+   */
+  String as(String role, String... statements) throws SQLException {
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("set role " + role);
+      String last = null;
+      for (String s : statements) {
+        if (st.execute(s)) {
+          try (ResultSet rs = st.getResultSet()) {
+            last = rs.next() ? rs.getString(1) : null;
+          }
+        } else {
+          last = null;
+        }
+      }
+      return last;
+    }
+  }
+
   /** Runs a statement, translating a failure as the API does. */
   void sqlTranslated(String statement) {
     try {

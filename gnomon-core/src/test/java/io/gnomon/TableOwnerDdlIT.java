@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
@@ -17,16 +16,6 @@ import org.junit.jupiter.api.Test;
  * default's expression evaluated again as the catalog's owner.
  */
 class TableOwnerDdlIT extends GnomonIT {
-  private void as(String role, String... statements) throws SQLException {
-    try (Connection c = connect();
-        Statement st = c.createStatement()) {
-      st.execute("set role " + role);
-      for (String s : statements) {
-        st.execute(s);
-      }
-    }
-  }
-
   @Test
   void theTablesOwnerAltersATableAnotherRoleTracked() throws Exception {
     String app = "app_" + Long.toHexString(System.nanoTime());
