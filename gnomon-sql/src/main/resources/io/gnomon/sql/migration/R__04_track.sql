@@ -81,14 +81,25 @@ comment on function gnomon.settings() is
   'The settings Gnomon reads (gnomon.*), each with its default, what it accepts and what it does.';
 
 -- The value of one of gnomon.settings(): the session's (or database's, role's) when set and not empty, else the
--- default. A value it does not accept raises GN041, naming the setting, the value and what it accepts.
-create or replace function gnomon.setting(setting_name text) returns text
+-- default. A value it does not accept raises GN041, naming the setting, the value and what it accepts. With
+-- from_session false, only the database's own value counts (alter database ... set): what gnomon.maintain() reads
+-- for a role that does not own the catalog, which must not choose how much upkeep deletes or rolls.
+drop function if exists gnomon.setting(text);
+create or replace function gnomon.setting(setting_name text, from_session boolean default true) returns text
 language plpgsql stable as $$
 declare
   s record;
-  v text := nullif(current_setting(setting_name, true), '');
+  v text;
   ok boolean := false;
 begin
+  if from_session then
+    v := nullif(current_setting(setting_name, true), '');
+  else
+    select nullif(substr(c, length(setting_name) + 2), '') into v
+      from pg_catalog.pg_db_role_setting r cross join unnest(r.setconfig) c
+     where r.setrole = 0 and r.setdatabase = (select d.oid from pg_catalog.pg_database d where d.datname = current_database())
+       and c like setting_name || '=%';
+  end if;
   select * into s from gnomon.settings() g where g.name = setting_name;
   if not found then
     raise exception using errcode = 'GN021', message = format('%s is not a Gnomon setting', setting_name),
@@ -115,20 +126,25 @@ begin
   end if;
   return v;
 end $$;
-comment on function gnomon.setting(text) is
-  'The checked value of a Gnomon setting (its default when unset); GN041 when the value is not one it accepts.';
+comment on function gnomon.setting(text, boolean) is
+  'The checked value of a Gnomon setting (its default when unset), the session''s or only the database''s; GN041 when the value is not one it accepts.';
 
 -- Routine upkeep, run every minute by the Java ticker (or any scheduler): rolls each history whose open partition
 -- holds more than gnomon.history_partition_rows rows (a setting, 10,000,000 by default), and returns how many rolled.
 -- It also expires feed consumers further behind than their max_lag, and deletes ticks older than
 -- gnomon.tick_retention (a setting, 7 days by default) that no live consumer still needs (never the last tick).
+-- It runs as the catalog's owner, so that an application's ticker needs no more than the right to connect: a
+-- role that is not a member of the owner's role reads the two settings as the database sets them (alter database ...
+-- set), never its session's, so it cannot make upkeep delete more ticks or roll more partitions than the database
+-- asks for.
 create or replace function gnomon.maintain() returns integer
-language plpgsql as $$
+language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
 declare
   tt gnomon.tracked_table;
-  limit_rows real := gnomon.setting('gnomon.history_partition_rows')::real;
+  owner_session boolean := pg_has_role(session_user, current_user, 'USAGE');
+  limit_rows real := gnomon.setting('gnomon.history_partition_rows', owner_session)::real;
   -- (both checked here, before anything is done, whether there are partitions or ticks to look at)
-  retention interval := gnomon.setting('gnomon.tick_retention')::interval;
+  retention interval := gnomon.setting('gnomon.tick_retention', owner_session)::interval;
   rolled integer := 0;
 begin
   for tt in select * from gnomon.tracked_table order by table_id loop

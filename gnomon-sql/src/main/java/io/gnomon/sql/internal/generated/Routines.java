@@ -3150,9 +3150,11 @@ public class Routines {
     public static String setting(
           Configuration configuration
         , String settingName
+        , Boolean fromSession
     ) {
         Setting f = new Setting();
         f.setSettingName(settingName);
+        f.setFromSession(fromSession);
 
         f.execute(configuration);
         return f.getReturnValue();
@@ -3163,9 +3165,11 @@ public class Routines {
      */
     public static Field<String> setting(
           String settingName
+        , Boolean fromSession
     ) {
         Setting f = new Setting();
         f.setSettingName(settingName);
+        f.setFromSession(fromSession);
 
         return f.asField();
     }
@@ -3175,9 +3179,11 @@ public class Routines {
      */
     public static Field<String> setting(
           Field<String> settingName
+        , Field<Boolean> fromSession
     ) {
         Setting f = new Setting();
         f.setSettingName(settingName);
+        f.setFromSession(fromSession);
 
         return f.asField();
     }

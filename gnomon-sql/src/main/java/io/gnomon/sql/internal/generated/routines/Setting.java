@@ -9,6 +9,7 @@ import io.gnomon.sql.internal.generated.Gnomon;
 import org.jooq.Field;
 import org.jooq.Parameter;
 import org.jooq.impl.AbstractRoutine;
+import org.jooq.impl.DSL;
 import org.jooq.impl.Internal;
 import org.jooq.impl.SQLDataType;
 
@@ -32,6 +33,11 @@ public class Setting extends AbstractRoutine<String> {
     public static final Parameter<String> SETTING_NAME = Internal.createParameter("setting_name", SQLDataType.CLOB, false, false);
 
     /**
+     * The parameter <code>gnomon.setting.from_session</code>.
+     */
+    public static final Parameter<Boolean> FROM_SESSION = Internal.createParameter("from_session", SQLDataType.BOOLEAN.defaultValue(DSL.field(DSL.raw("true"), SQLDataType.BOOLEAN)), true, false);
+
+    /**
      * Create a new routine call instance
      */
     public Setting() {
@@ -39,6 +45,7 @@ public class Setting extends AbstractRoutine<String> {
 
         setReturnParameter(RETURN_VALUE);
         addInParameter(SETTING_NAME);
+        addInParameter(FROM_SESSION);
     }
 
     /**
@@ -54,5 +61,20 @@ public class Setting extends AbstractRoutine<String> {
      */
     public void setSettingName(Field<String> field) {
         setField(SETTING_NAME, field);
+    }
+
+    /**
+     * Set the <code>from_session</code> parameter IN value to the routine
+     */
+    public void setFromSession(Boolean value) {
+        setValue(FROM_SESSION, value);
+    }
+
+    /**
+     * Set the <code>from_session</code> parameter to the function to be used
+     * with a {@link org.jooq.Select} statement
+     */
+    public void setFromSession(Field<Boolean> field) {
+        setField(FROM_SESSION, field);
     }
 }

@@ -9,13 +9,16 @@ import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /**
- * A role that owns a tracked table but not Gnomon's objects for it (another role ran gnomon.track: the usual split
+ * An application's role that owns its tables but not the catalog (an administrator installed Gnomon and tracked them).
+ *
+ * <p>A role that owns a tracked table but not Gnomon's objects for it (another role ran gnomon.track: the usual split
  * between an administrator and an application whose migrations alter its own tables) can still ADD COLUMN and add
  * CHECK constraints: the event trigger follows the change as the catalog's owner. The value a new column gives the
  * versions written before it is the one PostgreSQL computed for the table's rows as the application's role, not the
- * default's expression evaluated again as the catalog's owner.
+ * default's expression evaluated again as the catalog's owner. Its ticker's upkeep (gnomon.maintain) runs as the
+ * catalog's owner, with the settings the database gives, not the session's.
  */
-class TableOwnerDdlIT extends GnomonIT {
+class ApplicationRoleIT extends GnomonIT {
   @Test
   void theTablesOwnerAltersATableAnotherRoleTracked() throws Exception {
     String app = "app_" + Long.toHexString(System.nanoTime());
@@ -61,6 +64,53 @@ class TableOwnerDdlIT extends GnomonIT {
     as(app, "alter table owned add column b public.boxed");
     assertEquals("1", one("select count(*) from pg_attribute where attrelid = 'gnomon_t.owned_h'::regclass"
         + " and attname = 'b'"));
+  }
+
+  @Test
+  void itsTickerRunsUpkeepWithTheDatabasesSettings() throws Exception {
+    String app = "app_" + Long.toHexString(System.nanoTime());
+    String db = one("select current_database()");
+    sql("create role " + app, "create table kept (k int primary key, v int)",
+        "insert into kept select g, g from generate_series(1, 100) g", "alter table kept owner to " + app);
+    gnomon().track("public.kept");
+    as(app, "update kept set v = v + 1");
+    sql("analyze gnomon_t.kept_h", "select gnomon.tick()", "select gnomon.tick()",
+        "update gnomon.tick set tick_at = tick_at - interval '3 days' where tick_id = (select min(tick_id) from gnomon.tick)");
+    String ticks = one("select count(*) from gnomon.tick");
+    String partitions = "select count(*) from pg_inherits where inhparent = 'gnomon_t.kept_h'::regclass";
+    assertEquals("1", one(partitions));
+
+    // the session's values are not the application's to choose: nothing rolled, no tick deleted
+    // (as a session of the role, as an application's pool logs in: upkeep tells the catalog's owner by session_user)
+    String login = "set session authorization " + app;
+    assertEquals("0", as(app, login, "set gnomon.history_partition_rows = 1", "set gnomon.tick_retention = '1 second'",
+        "select gnomon.maintain()"));
+    assertEquals("1", one(partitions));
+    assertEquals(ticks, one("select count(*) from gnomon.tick"));
+    // a value the database sets is read
+    sql("alter database \"" + db + "\" set gnomon.history_partition_rows = 1");
+    try {
+      assertEquals("1", as(app, login, "select gnomon.maintain()"));
+      assertEquals("2", one(partitions));
+    } finally {
+      sql("alter database \"" + db + "\" reset gnomon.history_partition_rows");
+    }
+    // the catalog's owner still reads its session's (the tick is 3 days old: kept by the default retention of 7)
+    assertEquals("0", one("select gnomon.maintain()"));
+    assertEquals(ticks, one("select count(*) from gnomon.tick"));
+    try (var c = connect(); var st = c.createStatement()) {
+      st.execute("set gnomon.tick_retention = '1 day'");
+      st.execute("select gnomon.maintain()");
+    }
+    assertEquals(String.valueOf(Integer.parseInt(ticks) - 1), one("select count(*) from gnomon.tick"));
+    // a bad database value is refused as a bad session value is
+    sql("alter database \"" + db + "\" set gnomon.tick_retention = 'banana'");
+    try {
+      SQLException e = assertThrows(SQLException.class, () -> as(app, login, "select gnomon.maintain()"));
+      assertEquals("GN041", e.getSQLState(), e.getMessage());
+    } finally {
+      sql("alter database \"" + db + "\" reset gnomon.tick_retention");
+    }
   }
 
   @Test
