@@ -77,6 +77,67 @@ class PooledConnectionsIT extends GnomonIT {
     }
   }
 
+  @Test
+  void workOnABranchThatEndsItsTransactionItselfStaysOnTheBranch() throws Exception {
+    // a commit or rollback inside the work (c.commit(), jOOQ's dsl.transaction) ended the branch selection with the
+    // transaction, and the rest of the work wrote to main
+    accounts();
+    gnomon().track("public.account");
+    gnomon().branches().create("f");
+    try (TestPool pool = new TestPool(dataSource(), true);
+        Gnomon g = Gnomon.open(pool)) {
+      g.onBranch("f").jdbc(c -> {
+        try (Statement st = c.createStatement()) {
+          st.executeUpdate("update account set balance = 1 where id = 1");
+          c.commit();
+          st.executeUpdate("update account set balance = 2 where id = 2");
+          c.rollback();
+          return st.executeUpdate("update account set balance = 3 where id = 2");
+        }
+      });
+      Account a = Account.ACCOUNT;
+      g.onBranch("f").transaction(dsl -> {
+        dsl.transaction(cfg -> cfg.dsl().update(a).set(a.OWNER, "nested").where(a.ID.eq(1)).execute());
+        return dsl.execute("update account set owner = 'after' where id = 2");
+      });
+      assertEquals("1:100:a,2:200:b", table("account"), "main is untouched");
+      assertEquals("1:1:nested,2:3:after", table("gnomon_t.account_at(gnomon.point('f'))"));
+    }
+  }
+
+  @Test
+  void nothingOfABranchLeaksToTheNextBorrowerOfAPooledConnection() throws Exception {
+    accounts();
+    gnomon().track("public.account");
+    gnomon().branches().create("f");
+    Account a = Account.ACCOUNT;
+    try (TestPool pool = new TestPool(dataSource(), true);
+        Gnomon g = Gnomon.open(pool)) {
+      String clean = session(pool);
+      g.onBranch("f").jdbc(c -> c.createStatement().executeUpdate("update account set balance = 5 where id = 1"));
+      assertEquals(clean, session(pool), "after a commit");
+      assertThrows(IllegalStateException.class, () -> g.onBranch("f").jdbc(c -> {
+        c.createStatement().executeUpdate("update account set balance = 6 where id = 1");
+        throw new IllegalStateException("boom");
+      }));
+      assertEquals(clean, session(pool), "after the work threw");
+      assertThrows(GnomonException.class, () -> g.onBranch("f").transaction(dsl -> dsl.execute("select 1/0")));
+      assertEquals(clean, session(pool), "after a failed statement");
+      assertThrows(IllegalStateException.class, () -> g.onBranch("f").withIsolation(Connection.TRANSACTION_SERIALIZABLE)
+          .transaction(dsl -> {
+            dsl.update(a).set(a.BALANCE, 7L).execute();
+            dsl.transaction(cfg -> {
+              throw new IllegalStateException("nested rollback");
+            });
+            return null;
+          }));
+      assertEquals(clean, session(pool), "after a nested jOOQ transaction rolled back");
+      assertEquals(1, pool.physicalConnections(), "one session served every borrower");
+      assertEquals("1:100:a,2:200:b", table("account"));
+      assertEquals("1:5:a,2:200:b", table("gnomon_t.account_at(gnomon.point('f'))"));
+    }
+  }
+
   /** The table's rows as "id:balance:owner,..." in key order. */
   private String table(String from) throws SQLException {
     return one("select string_agg(id || ':' || balance || ':' || owner, ',' order by id) from " + from);
