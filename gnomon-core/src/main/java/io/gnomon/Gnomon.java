@@ -261,9 +261,17 @@ public final class Gnomon implements AutoCloseable {
 
   /**
    * Work on a branch with jOOQ or JDBC, at the data source's default isolation level; see {@link OnBranch}.
-   * Nothing is checked until the first transaction runs.
+   * {@code "main"} works on main. Only the name's presence is checked here; the branch is looked up when the first
+   * transaction runs.
+   *
+   * @throws InvalidArgumentException for a null or blank name (which would otherwise have meant main)
    */
   public OnBranch onBranch(String branch) {
+    if (branch == null || branch.isBlank()) {
+      throw new InvalidArgumentException(
+          "onBranch needs a branch name, but got " + (branch == null ? "null" : "'" + branch + "'")
+              + "\n  Hint: name a branch of gnomon.branches().list(), or \"main\" to work on main", null);
+    }
     return new OnBranch(this, branch, -1);
   }
 

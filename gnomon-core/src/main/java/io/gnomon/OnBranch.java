@@ -71,8 +71,11 @@ public final class OnBranch {
   /** Runs jOOQ work in one transaction on the branch, and commits it; rolls back when the work throws. */
   public <T> T transaction(DslWork<T> work) {
     Set<String> schemas = new LinkedHashSet<>();
-    for (TrackedTable t : gnomon.trackedTables()) {
-      schemas.add(t.schema());
+    if (!Point.MAIN.equals(branch)) {
+      // on main the tables are themselves: no mapping (the branch views read the selected branch, and main is none)
+      for (TrackedTable t : gnomon.trackedTables()) {
+        schemas.add(t.schema());
+      }
     }
     RenderMapping mapping = new RenderMapping();
     for (String s : schemas) {

@@ -138,6 +138,20 @@ class PooledConnectionsIT extends GnomonIT {
     }
   }
 
+  @Test
+  void onBranchNamesMainOrABranchNeverNothing() throws Exception {
+    accounts();
+    gnomon().track("public.account");
+    // null used to mean main, silently
+    assertEquals("GN021", assertThrows(InvalidArgumentException.class, () -> gnomon().onBranch(null)).sqlState());
+    assertThrows(InvalidArgumentException.class, () -> gnomon().onBranch(" "));
+    // "main" works on main with jOOQ too (it used to map the tables to the branch views, and fail with GN054)
+    Account a = Account.ACCOUNT;
+    assertEquals(2, (int) gnomon().onBranch("main").transaction(dsl -> dsl.fetchCount(a)));
+    gnomon().onBranch("main").transaction(dsl -> dsl.update(a).set(a.BALANCE, 0L).where(a.ID.eq(2)).execute());
+    assertEquals("1:100:a,2:0:b", table("account"));
+  }
+
   /** The table's rows as "id:balance:owner,..." in key order. */
   private String table(String from) throws SQLException {
     return one("select string_agg(id || ':' || balance || ':' || owner, ',' order by id) from " + from);
