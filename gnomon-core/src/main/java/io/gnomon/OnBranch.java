@@ -109,7 +109,7 @@ public final class OnBranch {
    */
   public <T> T jdbc(JdbcWork<T> work) {
     return Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "working on branch " + branch,
         c -> {
           // in autocommit mode (Jdbc.withConnection): the selection is committed at once, and no commit or rollback
