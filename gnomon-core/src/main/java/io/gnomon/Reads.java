@@ -8,6 +8,7 @@ import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.Result;
 import org.jooq.Table;
+import org.jooq.conf.SettingsTools;
 
 /**
  * Reads of tracked tables through one of their generated read functions, with jOOQ (typed records of the user's
@@ -52,7 +53,11 @@ abstract sealed class Reads permits AsOf, At {
               + " has none; for a table built from its name, select from " + getClass().getSimpleName() + ".table(table) instead",
           null);
     }
-    DSLContext unqualified = dsl.configuration().derive(dsl.settings().withRenderSchema(false)).dsl();
+    // a copy: Settings' with... methods set the field on the object itself, and the caller's DSLContext must keep
+    // rendering its schemas (without them, its next query of another schema's table failed, or read a table of the
+    // same name earlier in search_path)
+    DSLContext unqualified =
+        dsl.configuration().derive(SettingsTools.clone(dsl.settings()).withRenderSchema(false)).dsl();
     return unqualified.selectFrom(table(table)).where(conditions).fetchInto(table);
   }
 
