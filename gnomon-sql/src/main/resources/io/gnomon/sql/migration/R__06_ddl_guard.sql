@@ -9,7 +9,7 @@ declare
   cur_keys name[];
   cur_name name; cur_schema name;
   old_col jsonb; new_col jsonb;
-  def text; filled text; has_rows boolean;
+  def text; filled text; computed text; has_rows boolean;
   tab text;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
@@ -71,10 +71,31 @@ begin
     end if;
     -- Versions written before the column existed show the value existing rows got: a constant default, else NULL.
     select case when a.atthasmissing then pg_get_expr(d.adbin, d.adrelid) end,
-           case when not a.atthasmissing and a.attgenerated = '' then pg_get_expr(d.adbin, d.adrelid) end
-      into def, filled
+           case when not a.atthasmissing and a.attgenerated = '' then pg_get_expr(d.adbin, d.adrelid) end,
+           case when a.attidentity <> '' then 'generated ' || case a.attidentity when 'a' then 'always' else 'by default' end || ' as identity'
+                when a.attgenerated = 's' then format('generated always as (%s) stored', pg_get_expr(d.adbin, d.adrelid)) end
+      into def, filled, computed
       from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
      where a.attrelid = tt.relid and a.attnum = (new_col->>'attnum')::int;
+    -- An identity column or a stored generated column added to a table with rows gives each existing row a value of its
+    -- own too (the next value of its sequence, or its expression over the row), and the versions written before have
+    -- none: refused for the same reason as a volatile default below.
+    if computed is not null then
+      execute format('select exists (select from %s)', tab) into has_rows;
+      if has_rows then
+        raise exception using errcode = 'GN006',
+          message = format('adding column %I %s to tracked table %s, which gives each existing row a value of its own, is not supported',
+                           new_col->>'name', computed, tab),
+          detail = 'Gnomon''s history has no version with those values, so reads as of earlier points would show them for '
+                   || 'the rows unchanged since and NULL for the others.',
+          hint = case when computed like '%identity'
+                   then format('Add a plain column, fill it with an UPDATE (which is versioned), then make it an identity: '
+                               || 'alter table %1$s add column %2$I %3$s; update %1$s set %2$I = ...; alter table %1$s alter column %2$I '
+                               || 'set not null, alter column %2$I add %4$s (start with ...);', tab, new_col->>'name', new_col->>'type', computed)
+                   else format('Add a plain column and fill it with an UPDATE (which is versioned), computing it in the writes from '
+                               || 'then on; or untrack the table (select gnomon.untrack(%L)), add the column, and track it again.', tab) end;
+      end if;
+    end if;
     -- A default PostgreSQL cannot keep as one value for the existing rows (a volatile one such as random(), or one of a
     -- domain with constraints) rewrote the table, giving every existing row a value of its own. The history has no
     -- version holding those values, so reads as of earlier points would show them for rows unchanged since and NULL
