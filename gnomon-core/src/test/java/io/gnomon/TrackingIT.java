@@ -89,6 +89,44 @@ class TrackingIT extends GnomonIT {
   }
 
   @Test
+  void attachingOrDetachingAPartitionThatHoldsRowsIsRefused() throws Exception {
+    sql("create table pt (id int primary key, v int) partition by range (id)",
+        "create table pt_1 partition of pt for values from (0) to (100)",
+        "create table pt_9 partition of pt for values from (900) to (1000) partition by range (id)",
+        "create table pt_90 partition of pt_9 for values from (900) to (950)",
+        "insert into pt select g, 0 from generate_series(1, 10) g");
+    gnomon().track("pt");
+    String before = coordinate();
+    sql("create table pt_2 (id int primary key, v int)", "insert into pt_2 values (150, 0)",
+        "create table pt_95 (id int primary key, v int)", "insert into pt_95 values (960, 0)");
+    // the attached rows had no versions: as of `before` they showed, as if they had always been there
+    UnsupportedDdlException attach = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("alter table pt attach partition pt_2 for values from (100) to (200)"));
+    assertTrue(attach.getMessage().startsWith(
+        "attaching partition pt_2, which holds rows, to tracked table public.pt is not supported"), attach.getMessage());
+    // a level below the tracked table too
+    UnsupportedDdlException below = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("alter table pt_9 attach partition pt_95 for values from (950) to (1000)"));
+    assertTrue(below.getMessage().startsWith("attaching partition pt_95, which holds rows, to tracked table public.pt"),
+        below.getMessage());
+    // the detached rows left without versions: as of `before` they were gone
+    UnsupportedDdlException detach = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("alter table pt detach partition pt_1"));
+    assertTrue(detach.getMessage().startsWith(
+        "detaching partition pt_1, which holds rows, from tracked table public.pt is not supported"), detach.getMessage());
+    assertEquals("10", one("select count(*) from pt"));
+    // the hints' way: empty partitions come and go, the rows move through the table, versioned
+    sql("delete from pt_2", "alter table pt attach partition pt_2 for values from (100) to (200)",
+        "insert into pt values (150, 1)");
+    String attached = coordinate();
+    sql("delete from pt where id >= 100", "alter table pt detach partition pt_2",
+        "alter table pt add column note text"); // other ALTER TABLEs pass as before
+    assertEquals("10", one("select count(*) from gnomon_t.pt_as_of('" + before + "')"));
+    assertEquals("11", one("select count(*) from gnomon_t.pt_as_of('" + attached + "')"));
+    assertEquals("10", one("select count(*) from gnomon_t.pt_as_of(gnomon.coordinate())"));
+  }
+
+  @Test
   void aDisabledWriteTriggerIsWarnedAboutAndRefusedAtStartUp() throws Exception {
     sql("create table dt (id int primary key, v int)");
     gnomon().track("dt");

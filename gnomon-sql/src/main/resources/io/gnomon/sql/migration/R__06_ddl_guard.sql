@@ -138,6 +138,82 @@ begin
   perform gnomon.install_branch_objects(p_table_id);
 end $$;
 
+-- ATTACH PARTITION and DETACH PARTITION on a tracked partitioned table (or on a partitioned table below it) add or
+-- remove rows without versions: reads as of earlier points would show attached rows as if they had always been there,
+-- and no longer show detached ones. PostgreSQL does not tell an event trigger which partition an ALTER TABLE moved, so
+-- the partitions of every tracked partitioned table are noted when each ALTER TABLE starts
+-- (gnomon.partition_guard_start, in the transaction-local setting gnomon.partitions_before) and compared when it ends
+-- (gnomon.check_partition_moves, from gnomon.ddl_guard): a partition that moved holding rows is refused (GN006); an
+-- empty one may come and go. (DETACH PARTITION ... CONCURRENTLY ends in a transaction of its own, where the note is
+-- gone: not guarded.)
+create or replace function gnomon.partitions_of_tracked() returns jsonb
+language sql stable as $$
+  select coalesce(jsonb_object_agg(t.table_id::text,
+           (select coalesce(jsonb_agg(p.relid::oid::bigint order by p.relid), '[]') from pg_partition_tree(t.relid) p
+             where p.relid <> t.relid)), '{}')
+    from gnomon.tracked_table t join pg_class c on c.oid = t.relid
+   where c.relkind = 'p'
+$$;
+comment on function gnomon.partitions_of_tracked() is
+  'Per tracked partitioned table (by table_id), the oids of its partitions at every level: what the partition guard compares.';
+
+create or replace function gnomon.partition_guard_start() returns event_trigger
+language plpgsql as $$
+begin
+  perform set_config('gnomon.partitions_before', gnomon.partitions_of_tracked()::text, true);
+end $$;
+comment on function gnomon.partition_guard_start() is
+  'Event trigger function (ddl_command_start, ALTER TABLE): notes the partitions of the tracked partitioned tables for gnomon.check_partition_moves.';
+
+create or replace function gnomon.check_partition_moves() returns void
+language plpgsql as $$
+declare
+  before jsonb := nullif(current_setting('gnomon.partitions_before', true), '')::jsonb;
+  after jsonb;
+  m record;
+  has_rows boolean;
+begin
+  if before is null or before = '{}'::jsonb then
+    return;
+  end if;
+  after := gnomon.partitions_of_tracked();
+  perform set_config('gnomon.partitions_before', after::text, true);
+  if after = before then
+    return;
+  end if;
+  for m in
+    select format('%I.%I', t.schema_name, t.table_name) as tab, x.part::oid as part, x.moved
+      from gnomon.tracked_table t
+      cross join lateral (
+        select a.v::bigint as part, 'attach' as moved
+          from jsonb_array_elements_text(coalesce(after -> t.table_id::text, '[]')) a(v)
+         where not (before -> t.table_id::text) @> to_jsonb(a.v::bigint)
+        union all
+        select b.v::bigint, 'detach'
+          from jsonb_array_elements_text(before -> t.table_id::text) b(v)
+         where not coalesce(after -> t.table_id::text, '[]') @> to_jsonb(b.v::bigint)) x
+     where before ? t.table_id::text
+       and exists (select from pg_class c where c.oid = x.part::oid and c.relkind = 'r')
+  loop
+    execute format('select exists (select from only %s)', m.part::regclass) into has_rows;
+    if has_rows and m.moved = 'attach' then
+      raise exception using errcode = 'GN006',
+        message = format('attaching partition %s, which holds rows, to tracked table %s is not supported', m.part::regclass, m.tab),
+        detail = 'Its rows have no versions: reads as of earlier points would show them as if they had always been there.',
+        hint = format('Attach it empty and move the rows in through the table (insert into %s select * from ...), which is '
+                      || 'versioned; or untrack the table around the change.', m.tab);
+    elsif has_rows then
+      raise exception using errcode = 'GN006',
+        message = format('detaching partition %s, which holds rows, from tracked table %s is not supported', m.part::regclass, m.tab),
+        detail = 'Its rows would leave without versions: reads as of earlier points would no longer show them.',
+        hint = format('Copy the rows elsewhere if you keep them, delete them through the table (delete from %s where ...), '
+                      || 'which is versioned, then detach the empty partition; or untrack the table around the change.', m.tab);
+    end if;
+  end loop;
+end $$;
+comment on function gnomon.check_partition_moves() is
+  'Refuses (GN006) an ALTER TABLE that attached a partition holding rows to a tracked partitioned table, or detached one holding rows from it.';
+
 create or replace function gnomon.ddl_guard() returns event_trigger
 language plpgsql as $$
 declare
@@ -145,6 +221,7 @@ declare
   tid integer;
   disabled text;
 begin
+  perform gnomon.check_partition_moves();
   for cmd in select * from pg_event_trigger_ddl_commands() where classid = 'pg_class'::regclass loop
     select table_id into tid from gnomon.tracked_table where relid = cmd.objid;
     if found then
@@ -226,6 +303,9 @@ end $$;
 drop event trigger if exists gnomon_ddl_guard;
 create event trigger gnomon_ddl_guard on ddl_command_end when tag in ('ALTER TABLE')
   execute function gnomon.ddl_guard();
+drop event trigger if exists gnomon_partition_guard;
+create event trigger gnomon_partition_guard on ddl_command_start when tag in ('ALTER TABLE')
+  execute function gnomon.partition_guard_start();
 drop event trigger if exists gnomon_drop_guard;
 create event trigger gnomon_drop_guard on sql_drop when tag in ('DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
   execute function gnomon.drop_guard();

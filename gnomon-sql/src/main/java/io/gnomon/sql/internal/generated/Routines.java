@@ -24,6 +24,7 @@ import io.gnomon.sql.internal.generated.routines.CatalogVersion;
 import io.gnomon.sql.internal.generated.routines.CheckCoordinateRead;
 import io.gnomon.sql.internal.generated.routines.CheckIntact;
 import io.gnomon.sql.internal.generated.routines.CheckMergeStrategy;
+import io.gnomon.sql.internal.generated.routines.CheckPartitionMoves;
 import io.gnomon.sql.internal.generated.routines.CheckRead;
 import io.gnomon.sql.internal.generated.routines.CheckTriggers;
 import io.gnomon.sql.internal.generated.routines.Checkpoint;
@@ -83,6 +84,8 @@ import io.gnomon.sql.internal.generated.routines.OlderSnapshot;
 import io.gnomon.sql.internal.generated.routines.ParentPoint;
 import io.gnomon.sql.internal.generated.routines.ParseCoordinate;
 import io.gnomon.sql.internal.generated.routines.ParsePosition;
+import io.gnomon.sql.internal.generated.routines.PartitionGuardStart;
+import io.gnomon.sql.internal.generated.routines.PartitionsOfTracked;
 import io.gnomon.sql.internal.generated.routines.PastSnapshot;
 import io.gnomon.sql.internal.generated.routines.Point;
 import io.gnomon.sql.internal.generated.routines.PointHasChanges;
@@ -835,6 +838,17 @@ public class Routines {
         p.setTypid(typid);
         p.setColumnLabel(columnLabel);
         p.setCustomFunction(customFunction);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.check_partition_moves</code>
+     */
+    public static void checkPartitionMoves(
+          Configuration configuration
+    ) {
+        CheckPartitionMoves p = new CheckPartitionMoves();
 
         p.execute(configuration);
     }
@@ -2745,6 +2759,60 @@ public class Routines {
 
         p.execute(configuration);
         return p;
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Object partitionGuardStart(
+          Configuration configuration
+    ) {
+        PartitionGuardStart f = new PartitionGuardStart();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Field<Object> partitionGuardStart() {
+        PartitionGuardStart f = new PartitionGuardStart();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.partitions_of_tracked</code>
+     */
+    public static JSONB partitionsOfTracked(
+          Configuration configuration
+    ) {
+        PartitionsOfTracked f = new PartitionsOfTracked();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.partitions_of_tracked</code> as a field.
+     */
+    public static Field<JSONB> partitionsOfTracked() {
+        PartitionsOfTracked f = new PartitionsOfTracked();
+
+        return f.asField();
     }
 
     /**
