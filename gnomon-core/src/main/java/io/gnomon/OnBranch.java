@@ -169,12 +169,23 @@ public final class OnBranch {
   /**
    * Selects a branch on the caller's connection ({@code gnomon.branch_use}): for the rest of the session, or with
    * {@code local} only until the current transaction ends. {@code "main"} goes back to main.
+   *
+   * @throws InvalidArgumentException with {@code local} on a connection in autocommit mode: the selection would end
+   *     with its own statement, and the next statement would run on main
    */
   public static void use(Connection c, String branch, boolean local) {
     Jdbc.on(
         c,
         "selecting branch " + branch,
         conn -> {
+          if (local && conn.getAutoCommit()) {
+            throw new InvalidArgumentException(
+                "selecting branch " + branch + " for the current transaction only (local) on a connection in autocommit"
+                    + " mode would select nothing: each statement is a transaction of its own, so the next one would run"
+                    + " on main\n  Hint: call setAutoCommit(false) first (or work in your framework's transaction), or"
+                    + " select it for the session (local false) and select \"main\" again before closing the connection",
+                null);
+          }
           try (PreparedStatement ps = conn.prepareStatement("select gnomon.branch_use(?, ?)")) {
             ps.setString(1, branch);
             ps.setBoolean(2, local);

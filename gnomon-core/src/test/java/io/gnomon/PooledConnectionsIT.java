@@ -152,6 +152,30 @@ class PooledConnectionsIT extends GnomonIT {
     assertEquals("1:100:a,2:0:b", table("account"));
   }
 
+  @Test
+  void aSelectionForTheTransactionOnAConnectionInAutocommitIsRefused() throws Exception {
+    accounts();
+    gnomon().track("public.account");
+    gnomon().branches().create("f");
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      // set_config(..., true) in autocommit ended with its own statement: the next statement ran on main, silently
+      InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> OnBranch.use(c, "f", true));
+      assertTrue(e.getMessage().contains("autocommit mode would select nothing"), e.getMessage());
+      c.setAutoCommit(false);
+      OnBranch.use(c, "f", true);
+      st.executeUpdate("update account set balance = 9 where id = 1");
+      c.commit();
+      try (ResultSet rs = st.executeQuery("select coalesce(current_setting('gnomon.branch', true), '')")) {
+        rs.next();
+        assertEquals("", rs.getString(1), "main again after the transaction");
+      }
+      c.commit();
+    }
+    assertEquals("1:100:a,2:200:b", table("account"));
+    assertEquals("1:9:a,2:200:b", table("gnomon_t.account_at(gnomon.point('f'))"));
+  }
+
   /** The table's rows as "id:balance:owner,..." in key order. */
   private String table(String from) throws SQLException {
     return one("select string_agg(id || ':' || balance || ':' || owner, ',' order by id) from " + from);
