@@ -1,5 +1,6 @@
 package io.gnomon;
 
+import io.gnomon.internal.Jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -9,6 +10,7 @@ import org.jooq.Record;
 import org.jooq.Result;
 import org.jooq.Table;
 import org.jooq.conf.SettingsTools;
+import org.jooq.exception.DataAccessException;
 
 /**
  * Reads of tracked tables through one of their generated read functions, with jOOQ (typed records of the user's
@@ -58,7 +60,13 @@ abstract sealed class Reads permits AsOf, At {
     // same name earlier in search_path)
     DSLContext unqualified =
         dsl.configuration().derive(SettingsTools.clone(dsl.settings()).withRenderSchema(false)).dsl();
-    return unqualified.selectFrom(table(table)).where(conditions).fetchInto(table);
+    try {
+      return unqualified.selectFrom(table(table)).where(conditions).fetchInto(table);
+    } catch (DataAccessException e) {
+      // the read function's errors (GN011, GN012, GN013, GN050...) as Gnomon's exceptions, as every other call gives them
+      throw Jdbc.translate("reading " + table.getName() + " "
+          + (this instanceof AsOf a ? "as of " + a.coordinate() : "at " + ((At) this).point()), e);
+    }
   }
 
   /** The SQL of a plain JDBC read, {@code select * from gnomon_t.<fn>(...)}; append your own {@code where} clause. */

@@ -1,6 +1,7 @@
 package io.gnomon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.sql.Connection;
 import org.jooq.DSLContext;
@@ -90,6 +91,22 @@ class TypedReadsIT extends GnomonIT {
       assertEquals("2/a/paid/[1]/[q, null]/null; ", show(gnomon().at(Point.branch("f")).fetch(dsl, l, l.ORDER_ID.eq(2))));
       assertEquals("1/a/paid/{\"k\": 3}/[z]/null; 2/a/paid/{\"k\": 3}/[z]/null; ",
           show(dsl.selectFrom(l).orderBy(l.ORDER_ID, l.LINE_NO).fetch()));
+    }
+  }
+
+  @Test
+  void aTypedReadsErrorsAreGnomonsExceptions() throws Exception {
+    // fetch let jOOQ's DataAccessException through: a coordinate before the tracking (GN012) or a dropped branch
+    // (GN050) reached the caller as a jOOQ exception, where every other call gives the exception of its SQLSTATE
+    sql("create table early (id int primary key)");
+    Coordinate beforeTracking = gnomon().coordinate();
+    Line l = table();
+    try (Connection c = connect()) {
+      DSLContext dsl = DSL.using(c, SQLDialect.POSTGRES);
+      CoordinateTooOldException old =
+          assertThrows(CoordinateTooOldException.class, () -> gnomon().asOf(beforeTracking).fetch(dsl, l));
+      assertEquals("GN012", old.sqlState());
+      assertThrows(BranchNotFoundException.class, () -> gnomon().at(Point.branch("nope")).fetch(dsl, l));
     }
   }
 

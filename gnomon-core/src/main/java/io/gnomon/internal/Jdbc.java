@@ -75,7 +75,8 @@ public final class Jdbc {
     return DSL.using(c, SQLDialect.POSTGRES);
   }
 
-  private static GnomonException translate(String doing, DataAccessException e) {
+  /** A jOOQ failure as the Gnomon exception of its SQLSTATE; {@code doing} names the work. */
+  public static GnomonException translate(String doing, DataAccessException e) {
     SQLException cause = e.getCause(SQLException.class);
     return cause != null ? Errors.translate(doing, cause) : new GnomonException(doing + ": " + e.getMessage(), null, e);
   }
