@@ -1,5 +1,6 @@
 package io.gnomon;
 
+import io.gnomon.internal.Args;
 import io.gnomon.internal.Jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -42,8 +43,9 @@ public final class Branches {
    *     CoordinateTooOldException (before the parent branch was created), InvalidArgumentException
    */
   public Branch create(String name, String parent, Optional<Coordinate> at, boolean scratch) {
+    Args.required(at, "the coordinate to create branch " + name + " at", "pass Optional.empty() for now");
     return Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "creating branch " + name,
         c -> {
           try (PreparedStatement ps = c.prepareStatement("select gnomon.branch_create(?, ?, ?, ?)")) {
@@ -59,7 +61,7 @@ public final class Branches {
 
   /** The branch with this name; throws {@link BranchNotFoundException} when there is none. */
   public Branch get(String name) {
-    return Jdbc.withConnection(gnomon.config().dataSource(), "looking up branch " + name, c -> get(c, name));
+    return Jdbc.withConnection(gnomon.dataSource(), "looking up branch " + name, c -> get(c, name));
   }
 
   private static Branch get(Connection c, String name) throws SQLException {
@@ -78,7 +80,7 @@ public final class Branches {
   /** Every branch, by name. */
   public List<Branch> list() {
     return Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "listing branches",
         c -> {
           List<Branch> out = new ArrayList<>();
@@ -95,7 +97,7 @@ public final class Branches {
   /** What a branch holds in each tracked table: rows written, deletes, versions, bytes. */
   public List<BranchTableStats> describe(String name) {
     return Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "describing branch " + name,
         c -> {
           List<BranchTableStats> out = new ArrayList<>();
@@ -114,7 +116,7 @@ public final class Branches {
   /** Renames a branch; sessions working on it stay on it. */
   public void rename(String name, String newName) {
     Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "renaming branch " + name,
         c -> {
           try (PreparedStatement ps = c.prepareStatement("select gnomon.branch_rename(?, ?)")) {
@@ -137,7 +139,7 @@ public final class Branches {
    */
   public int drop(String name, boolean cascade) {
     return Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "dropping branch " + name,
         c -> {
           try (PreparedStatement ps = c.prepareStatement("select gnomon.branch_drop(?, ?)")) {

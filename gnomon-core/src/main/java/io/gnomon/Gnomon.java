@@ -2,6 +2,7 @@ package io.gnomon;
 
 import static io.gnomon.sql.internal.generated.Tables.TRACKED_TABLE;
 
+import io.gnomon.internal.Args;
 import io.gnomon.internal.Jdbc;
 import io.gnomon.internal.JsonText;
 import io.gnomon.internal.Ticker;
@@ -43,6 +44,7 @@ public final class Gnomon implements AutoCloseable {
   private final GnomonConfig config;
   private final ConcurrentMap<String, TrackedTable> trackedByName = new ConcurrentHashMap<>();
   private volatile Ticker ticker;
+  private volatile boolean closed;
 
   private Gnomon(GnomonConfig config) {
     this.config = config;
@@ -83,6 +85,18 @@ public final class Gnomon implements AutoCloseable {
     return config;
   }
 
+  /** The data source, for a call of this instance: refused once it is closed. */
+  DataSource dataSource() {
+    if (closed) {
+      throw new GnomonException(
+          "this Gnomon was closed: it runs no more calls (its ticker is stopped)\n  Hint: open a new one with "
+              + "Gnomon.open(...), and close it when the application stops, not after each use",
+          null,
+          null);
+    }
+    return config.dataSource();
+  }
+
   /**
    * Tracks a table: installs its history, trigger and as-of functions. O(1) in the table's size.
    *
@@ -92,7 +106,7 @@ public final class Gnomon implements AutoCloseable {
    */
   public TrackedTable track(String table) {
     return Jdbc.withConnection(
-        config.dataSource(),
+        dataSource(),
         "tracking " + table,
         c -> {
           // the installer's Java door: the generated routine for gnomon.track
@@ -107,7 +121,7 @@ public final class Gnomon implements AutoCloseable {
    */
   public void untrack(String table, boolean dropHistory) {
     Jdbc.withConnection(
-        config.dataSource(),
+        dataSource(),
         "untracking " + table,
         c -> {
           Routines.untrack(Jdbc.dsl(c).configuration(), table, dropHistory);
@@ -118,11 +132,12 @@ public final class Gnomon implements AutoCloseable {
 
   /** The tracked table with this name; throws {@link TableNotTrackedException} or {@link TableNotFoundException}. */
   public TrackedTable tracked(String table) {
-    TrackedTable t = trackedByName.get(table);
+    DataSource open = dataSource(); // refused once closed, cached or not
+    TrackedTable t = table == null ? null : trackedByName.get(table);
     if (t != null) {
       return t;
     }
-    return Jdbc.withConnection(config.dataSource(), "looking up " + table, c -> tracked(c, table));
+    return Jdbc.withConnection(open, "looking up " + table, c -> tracked(c, table));
   }
 
   private TrackedTable tracked(Connection c, String table) {
@@ -134,7 +149,7 @@ public final class Gnomon implements AutoCloseable {
   /** Every tracked table, by id. */
   public List<TrackedTable> trackedTables() {
     return Jdbc.withConnection(
-        config.dataSource(),
+        dataSource(),
         "listing tracked tables",
         c -> {
           List<TrackedTable> out = new ArrayList<>();
@@ -160,7 +175,7 @@ public final class Gnomon implements AutoCloseable {
 
   /** Captures the coordinate of now (one round trip). */
   public Coordinate coordinate() {
-    return Jdbc.withConnection(config.dataSource(), "capturing a coordinate", Gnomon::captureCoordinate);
+    return Jdbc.withConnection(dataSource(), "capturing a coordinate", Gnomon::captureCoordinate);
   }
 
   /**
@@ -188,8 +203,9 @@ public final class Gnomon implements AutoCloseable {
    * @throws CoordinateTooOldException when no tick was recorded at or before it
    */
   public Coordinate coordinateAt(Instant at) {
+    Args.required(at, "the time to find a coordinate at", "pass an Instant, such as Instant.now().minusSeconds(60)");
     return Jdbc.withConnection(
-        config.dataSource(),
+        dataSource(),
         "finding the coordinate at " + at,
         c -> Coordinate.parse(
             Routines.coordinateAt(Jdbc.dsl(c).configuration(), OffsetDateTime.ofInstant(at, ZoneOffset.UTC))));
@@ -198,15 +214,20 @@ public final class Gnomon implements AutoCloseable {
   /** Records one tick now and returns its id (the ticker does this every {@code tickInterval}). */
   public long tick() {
     return Jdbc.withConnection(
-        config.dataSource(),
+        dataSource(),
         "recording a tick",
         c -> Routines.tick(Jdbc.dsl(c).configuration()));
   }
 
-  /** Starts the ticker (idempotent): a tick every {@code tickInterval}, upkeep every {@code maintainInterval}. */
+  /**
+   * Starts the ticker (idempotent): a tick every {@code tickInterval}, upkeep every {@code maintainInterval}.
+   *
+   * @throws GnomonException once this instance is closed
+   */
   public synchronized void startTicker() {
+    DataSource ds = dataSource();
     if (ticker == null) {
-      ticker = new Ticker(config.dataSource(), config.tickInterval(), config.maintainInterval());
+      ticker = new Ticker(ds, config.tickInterval(), config.maintainInterval());
     }
   }
 
@@ -229,14 +250,15 @@ public final class Gnomon implements AutoCloseable {
    */
   public long checkpoint(String table) {
     return Jdbc.withConnection(
-        config.dataSource(),
+        dataSource(),
         "checkpointing " + table,
         c -> Routines.checkpoint(Jdbc.dsl(c).configuration(), table));
   }
 
   /** Reads as of a coordinate: see {@link AsOf}. */
   public AsOf asOf(Coordinate coordinate) {
-    return new AsOf(this, coordinate);
+    return new AsOf(this, Args.required(coordinate, "the coordinate to read as of",
+        "pass one from gnomon.coordinate() or Coordinate.parse(text); for now, read the table itself"));
   }
 
   /** Reads as of the last tick at or before a time. */
@@ -246,7 +268,7 @@ public final class Gnomon implements AutoCloseable {
 
   /** Reads at a point: main or a branch, now or as of a coordinate; see {@link At}. */
   public At at(Point point) {
-    return new At(this, point);
+    return new At(this, Args.required(point, "the point to read at", "pass Point.main() or Point.branch(name)"));
   }
 
   /** Merges: strategies, merge runs, conflicts and resolutions; see {@link Merges}. */
@@ -261,9 +283,17 @@ public final class Gnomon implements AutoCloseable {
 
   /**
    * Work on a branch with jOOQ or JDBC, at the data source's default isolation level; see {@link OnBranch}.
-   * Nothing is checked until the first transaction runs.
+   * {@code "main"} works on main. Only the name's presence is checked here; the branch is looked up when the first
+   * transaction runs.
+   *
+   * @throws InvalidArgumentException for a null or blank name (which would otherwise have meant main)
    */
   public OnBranch onBranch(String branch) {
+    if (branch == null || branch.isBlank()) {
+      throw new InvalidArgumentException(
+          "onBranch needs a branch name, but got " + (branch == null ? "null" : "'" + branch + "'")
+              + "\n  Hint: name a branch of gnomon.branches().list(), or \"main\" to work on main", null);
+    }
     return new OnBranch(this, branch, -1);
   }
 
@@ -276,8 +306,10 @@ public final class Gnomon implements AutoCloseable {
    * }</pre>
    */
   public List<DiffRow> diff(String table, Point from, Point to) {
+    Args.required(from, "the point to diff from", "pass Point.main() or Point.branch(name)");
+    Args.required(to, "the point to diff to", "pass Point.main() or Point.branch(name)");
     return Jdbc.withConnection(
-        config.dataSource(),
+        dataSource(),
         "diffing " + table + " from " + from + " to " + to,
         c -> {
           List<DiffRow> out = new ArrayList<>();
@@ -299,9 +331,16 @@ public final class Gnomon implements AutoCloseable {
         });
   }
 
-  /** Stops the ticker. The data source is the caller's and stays open. */
+  /**
+   * Stops the ticker; the calls of this instance (and of its {@link AsOf}, {@link At}, {@link Branches}, {@link
+   * Merges} and {@link OnBranch}) are refused from then on. Idempotent. The data source is the caller's and stays
+   * open.
+   */
   @Override
   public void close() {
+    synchronized (this) {
+      closed = true;
+    }
     stopTicker();
   }
 }

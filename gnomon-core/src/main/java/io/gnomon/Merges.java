@@ -1,6 +1,7 @@
 package io.gnomon;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gnomon.internal.Args;
 import io.gnomon.internal.Jdbc;
 import io.gnomon.internal.JsonText;
 import io.gnomon.merge.DeleteRule;
@@ -53,7 +54,7 @@ public final class Merges {
 
   private MergeResult run(String source, String target, boolean dryRun) {
     return Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         (dryRun ? "dry-running the merge of " : "merging ") + source + " into " + target,
         c -> {
           try (PreparedStatement ps = c.prepareStatement(
@@ -72,7 +73,7 @@ public final class Merges {
   /** What a merge would do, key by key, without doing or recording anything. */
   public List<MergeStep> preview(String source, String target) {
     return Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "previewing the merge of " + source + " into " + target,
         c -> {
           List<MergeStep> out = new ArrayList<>();
@@ -98,7 +99,7 @@ public final class Merges {
   /** The conflicts of a merge run. */
   public List<MergeConflict> conflicts(long mergeId) {
     return Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "listing the conflicts of merge " + mergeId,
         c -> {
           List<MergeConflict> out = new ArrayList<>();
@@ -124,8 +125,9 @@ public final class Merges {
    * meets the same conflict.
    */
   public void resolve(long mergeId, String table, JsonNode key, String column, String choice, JsonNode value) {
+    Args.required(key, "the key of the conflict to resolve", "pass MergeConflict.key() of a conflict of merge " + mergeId);
     Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "resolving a conflict of merge " + mergeId,
         c -> {
           try (PreparedStatement ps = c.prepareStatement("select gnomon.merge_resolve(?, ?, ?::jsonb, ?, ?, ?::jsonb)")) {
@@ -158,7 +160,7 @@ public final class Merges {
    */
   public void setStrategy(String table, String column, String strategy, JsonNode options, String customFunction) {
     Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "declaring the merge strategy of " + table + "." + column,
         c -> {
           try (PreparedStatement ps = c.prepareStatement(
@@ -176,8 +178,9 @@ public final class Merges {
 
   /** Sets what a delete on one side against an update on the other does in merges of a table. */
   public void setDeleteRule(String table, DeleteRule rule) {
+    Args.required(rule, "the delete rule of " + table, "pass DeleteRule.CONFLICT (the default), DELETE_WINS or UPDATE_WINS");
     Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "setting the delete rule of " + table,
         c -> {
           try (PreparedStatement ps = c.prepareStatement("select gnomon.set_merge_rule(?, ?)")) {

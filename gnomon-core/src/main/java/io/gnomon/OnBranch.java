@@ -16,8 +16,10 @@ import org.jooq.impl.DSL;
 
 /**
  * Work on one branch: ordinary jOOQ queries or JDBC statements against the tracked tables, read from and written
- * to the branch. Each call runs in one transaction that selects the branch ({@code gnomon.branch_use(name, true)}),
- * so nothing leaks into other work on the connection.
+ * to the branch. Each call borrows a connection, selects the branch on it ({@code gnomon.branch_use(name)}), runs the
+ * work in one transaction, and selects main again before giving the connection back, also when the work throws: nothing
+ * leaks to the next borrower of a pooled connection. A commit or rollback inside the work ends the transaction, not the
+ * branch: what runs after it still runs on the branch.
  *
  * <pre>{@code
  * gnomon.onBranch("feature").transaction(dsl -> {
@@ -69,8 +71,11 @@ public final class OnBranch {
   /** Runs jOOQ work in one transaction on the branch, and commits it; rolls back when the work throws. */
   public <T> T transaction(DslWork<T> work) {
     Set<String> schemas = new LinkedHashSet<>();
-    for (TrackedTable t : gnomon.trackedTables()) {
-      schemas.add(t.schema());
+    if (!Point.MAIN.equals(branch)) {
+      // on main the tables are themselves: no mapping (the branch views read the selected branch, and main is none)
+      for (TrackedTable t : gnomon.trackedTables()) {
+        schemas.add(t.schema());
+      }
     }
     RenderMapping mapping = new RenderMapping();
     for (String s : schemas) {
@@ -94,44 +99,93 @@ public final class OnBranch {
     });
   }
 
-  /** Runs JDBC work in one transaction on the branch (unqualified tracked tables are the branch views), and commits. */
+  /**
+   * Runs JDBC work in one transaction on the branch (unqualified tracked tables are the branch views), and commits.
+   *
+   * <p>The branch is selected for the connection's session before the transaction starts, so that work which ends
+   * the transaction itself (a {@code commit()}, or jOOQ's {@code dsl.transaction(...)}, which commits or rolls back
+   * the connection) goes on on the branch instead of on main; main is selected again before the connection goes back
+   * to the data source, whether the work succeeded or threw.
+   */
   public <T> T jdbc(JdbcWork<T> work) {
     return Jdbc.withConnection(
-        gnomon.config().dataSource(),
+        gnomon.dataSource(),
         "working on branch " + branch,
         c -> {
-          boolean auto = c.getAutoCommit();
-          int level = c.getTransactionIsolation();
-          c.setAutoCommit(false);
-          if (isolation >= 0 && isolation != level) {
-            c.setTransactionIsolation(isolation);
-          }
+          // in autocommit mode (Jdbc.withConnection): the selection is committed at once, and no commit or rollback
+          // of the work can undo it
+          use(c, branch, false);
+          Throwable failure = null;
           try {
-            use(c, branch, true);
-            T result = work.run(c);
-            c.commit();
-            return result;
-          } catch (SQLException | RuntimeException e) {
-            c.rollback();
-            throw e;
+            return inTransaction(c, work);
+          } catch (Throwable t) {
+            failure = t;
+            throw t;
           } finally {
-            if (isolation >= 0 && isolation != level) {
-              c.setTransactionIsolation(level);
-            }
-            c.setAutoCommit(auto);
+            backToMain(c, failure);
           }
         });
+  }
+
+  private <T> T inTransaction(Connection c, JdbcWork<T> work) throws SQLException {
+    int level = c.getTransactionIsolation();
+    boolean isolate = isolation >= 0 && isolation != level;
+    c.setAutoCommit(false);
+    try {
+      if (isolate) {
+        c.setTransactionIsolation(isolation);
+      }
+      T result = work.run(c);
+      c.commit();
+      return result;
+    } catch (SQLException | RuntimeException | Error e) {
+      c.rollback();
+      throw e;
+    } finally {
+      if (isolate) {
+        c.setTransactionIsolation(level);
+      }
+      c.setAutoCommit(true);
+    }
+  }
+
+  /** Selects main again on a connection going back to its pool; a failure of the work stays the one thrown. */
+  private static void backToMain(Connection c, Throwable failure) throws SQLException {
+    try {
+      if (!c.isClosed()) {
+        try (PreparedStatement ps = c.prepareStatement("select gnomon.branch_use(?, false)")) {
+          ps.setString(1, Point.MAIN);
+          ps.executeQuery().close();
+        }
+      }
+    } catch (SQLException e) {
+      if (failure == null) {
+        throw e;
+      }
+      failure.addSuppressed(e);
+    }
   }
 
   /**
    * Selects a branch on the caller's connection ({@code gnomon.branch_use}): for the rest of the session, or with
    * {@code local} only until the current transaction ends. {@code "main"} goes back to main.
+   *
+   * @throws InvalidArgumentException with {@code local} on a connection in autocommit mode: the selection would end
+   *     with its own statement, and the next statement would run on main
    */
   public static void use(Connection c, String branch, boolean local) {
     Jdbc.on(
         c,
         "selecting branch " + branch,
         conn -> {
+          if (local && conn.getAutoCommit()) {
+            throw new InvalidArgumentException(
+                "selecting branch " + branch + " for the current transaction only (local) on a connection in autocommit"
+                    + " mode would select nothing: each statement is a transaction of its own, so the next one would run"
+                    + " on main\n  Hint: call setAutoCommit(false) first (or work in your framework's transaction), or"
+                    + " select it for the session (local false) and select \"main\" again before closing the connection",
+                null);
+          }
           try (PreparedStatement ps = conn.prepareStatement("select gnomon.branch_use(?, ?)")) {
             ps.setString(1, branch);
             ps.setBoolean(2, local);

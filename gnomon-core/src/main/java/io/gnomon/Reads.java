@@ -1,5 +1,6 @@
 package io.gnomon;
 
+import io.gnomon.internal.Jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -8,6 +9,8 @@ import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.Result;
 import org.jooq.Table;
+import org.jooq.conf.SettingsTools;
+import org.jooq.exception.DataAccessException;
 
 /**
  * Reads of tracked tables through one of their generated read functions, with jOOQ (typed records of the user's
@@ -52,8 +55,18 @@ abstract sealed class Reads permits AsOf, At {
               + " has none; for a table built from its name, select from " + getClass().getSimpleName() + ".table(table) instead",
           null);
     }
-    DSLContext unqualified = dsl.configuration().derive(dsl.settings().withRenderSchema(false)).dsl();
-    return unqualified.selectFrom(table(table)).where(conditions).fetchInto(table);
+    // a copy: Settings' with... methods set the field on the object itself, and the caller's DSLContext must keep
+    // rendering its schemas (without them, its next query of another schema's table failed, or read a table of the
+    // same name earlier in search_path)
+    DSLContext unqualified =
+        dsl.configuration().derive(SettingsTools.clone(dsl.settings()).withRenderSchema(false)).dsl();
+    try {
+      return unqualified.selectFrom(table(table)).where(conditions).fetchInto(table);
+    } catch (DataAccessException e) {
+      // the read function's errors (GN011, GN012, GN013, GN050...) as Gnomon's exceptions, as every other call gives them
+      throw Jdbc.translate("reading " + table.getName() + " "
+          + (this instanceof AsOf a ? "as of " + a.coordinate() : "at " + ((At) this).point()), e);
+    }
   }
 
   /** The SQL of a plain JDBC read, {@code select * from gnomon_t.<fn>(...)}; append your own {@code where} clause. */

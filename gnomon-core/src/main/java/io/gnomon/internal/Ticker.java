@@ -1,6 +1,5 @@
 package io.gnomon.internal;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -37,22 +36,27 @@ public final class Ticker implements AutoCloseable {
   }
 
   private void tickOnce() {
-    try (Connection c = dataSource.getConnection();
-        Statement st = c.createStatement()) {
-      st.execute("select gnomon.tick()");
-      // the tick is recorded: counted whatever upkeep does next, so a failing maintain() is retried at the next
-      // maintain interval, not at every tick
-      long n = ticks.getAndIncrement();
-      if (n % maintainEvery == 0) {
-        try {
-          st.execute("select gnomon.maintain()");
-        } catch (SQLException e) {
-          maintainFailures.incrementAndGet();
-          LOG.warn("gnomon upkeep failed ({}); the ticker keeps ticking and tries again in {} ticks", e.getMessage(),
-              maintainEvery);
+    // in autocommit mode whatever the pool's default (Jdbc.withConnection): each tick commits at once
+    try {
+      Jdbc.withConnection(dataSource, "recording a tick", c -> {
+        try (Statement st = c.createStatement()) {
+          st.execute("select gnomon.tick()");
+          // the tick is recorded: counted whatever upkeep does next, so a failing maintain() is retried at the next
+          // maintain interval, not at every tick
+          long n = ticks.getAndIncrement();
+          if (n % maintainEvery == 0) {
+            try {
+              st.execute("select gnomon.maintain()");
+            } catch (SQLException e) {
+              maintainFailures.incrementAndGet();
+              LOG.warn("gnomon upkeep failed ({}); the ticker keeps ticking and tries again in {} ticks",
+                  e.getMessage(), maintainEvery);
+            }
+          }
         }
-      }
-    } catch (SQLException | RuntimeException e) {
+        return null;
+      });
+    } catch (RuntimeException e) {
       // a missed tick only coarsens reads by time; keep ticking, say so once per failure
       failures.incrementAndGet();
       LOG.warn("gnomon tick failed ({}); the ticker keeps running", e.getMessage());

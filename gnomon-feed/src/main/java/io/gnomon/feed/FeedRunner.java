@@ -53,6 +53,8 @@ public final class FeedRunner implements AutoCloseable {
   private final CountDownLatch finished = new CountDownLatch(1);
   private final AtomicLong events = new AtomicLong();
   private final AtomicLong pages = new AtomicLong();
+  /** Whether the runner's connection came from the pool with autocommit off (set again before it goes back). */
+  private boolean manualCommit;
   private final AtomicLong retries = new AtomicLong();
   private volatile boolean stopRequested;
   private volatile State state = State.RUNNING;
@@ -157,6 +159,11 @@ public final class FeedRunner implements AutoCloseable {
         try {
           if (c == null) {
             c = feed.dataSource().getConnection();
+            // pages in autocommit mode whatever the pool's default (autoCommit=false in many Spring applications):
+            // each acknowledgement commits at once (transactionalPage opens and commits its own transaction); the
+            // pool's mode is set again before the connection goes back
+            manualCommit = !c.getAutoCommit();
+            c.setAutoCommit(true);
           }
           boolean hadEvents = transactionalHandler != null ? transactionalPage(c) : page(c);
           failures = 0;
@@ -266,8 +273,15 @@ public final class FeedRunner implements AutoCloseable {
     }
   }
 
-  private static void closeQuietly(Connection c) {
+  private void closeQuietly(Connection c) {
     if (c != null) {
+      try {
+        if (manualCommit && !c.isClosed()) {
+          c.setAutoCommit(false);
+        }
+      } catch (SQLException ignored) {
+        // broken: closed below
+      }
       try {
         c.close();
       } catch (SQLException ignored) {

@@ -1,6 +1,22 @@
 -- Schema changes on tracked tables: ADD COLUMN is followed (history and generated functions are extended);
 -- anything else that would break versioning is refused with GN006, never silently mismatched.
 
+-- Whether a table (with its partitions) holds a row, read without row-level security: the DDL guard may run as
+-- the catalog's owner (gnomon.follow_table_change_as_owner), where a policy of the table would run its owner's code,
+-- so a table whose policies would apply counts as one with rows.
+create or replace function gnomon.table_has_rows(rel regclass) returns boolean
+language plpgsql volatile set search_path = pg_catalog, pg_temp set row_security = off as $$
+declare
+  found_row boolean;
+begin
+  execute format('select exists (select from %s)', rel) into found_row;
+  return found_row;
+exception when insufficient_privilege then
+  return true;
+end $$;
+comment on function gnomon.table_has_rows(regclass) is
+  'Internal: whether a table holds a row (row-level security off; true when a policy would apply), for the DDL guard.';
+
 -- Whether a value of type t, read from its text form, runs code a role could have written: a domain with
 -- constraints anywhere inside a composite, an array or a range (a domain at the top is not counted: its value is
 -- given to the history as its base type, see gnomon.table_columns' storetype). Base types read their text with C
@@ -41,7 +57,7 @@ declare
   cur_keys name[];
   cur_name name; cur_schema name;
   old_col jsonb; new_col jsonb;
-  def text; missing boolean; filled text; has_rows boolean; rls text;
+  def text; missing boolean; filled text; computed text;
   tab text;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
@@ -107,8 +123,10 @@ begin
     -- function may run as the catalog's owner (gnomon.follow_table_change_as_owner).
     select case when a.atthasmissing then (a.attmissingval::text::text[])[1] end,
            a.atthasmissing,
-           case when not a.atthasmissing and a.attgenerated = '' then pg_get_expr(d.adbin, d.adrelid) end
-      into def, missing, filled
+           case when not a.atthasmissing and a.attgenerated = '' then pg_get_expr(d.adbin, d.adrelid) end,
+           case when a.attidentity <> '' then 'generated ' || case a.attidentity when 'a' then 'always' else 'by default' end || ' as identity'
+                when a.attgenerated = 's' then format('generated always as (%s) stored', pg_get_expr(d.adbin, d.adrelid)) end
+      into def, missing, filled, computed
       from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
      where a.attrelid = tt.relid and a.attnum = (new_col->>'attnum')::int;
     if missing then
@@ -124,22 +142,30 @@ begin
       end if;
       def := case when def is null then 'null' else format('%L::%s', def, new_col->>'storetype') end;
     end if;
+    -- An identity column or a stored generated column added to a table with rows gives each existing row a value of its
+    -- own too (the next value of its sequence, or its expression over the row), and the versions written before have
+    -- none: refused for the same reason as a volatile default below.
+    if computed is not null then
+      if gnomon.table_has_rows(tt.relid) then
+        raise exception using errcode = 'GN006',
+          message = format('adding column %I %s to tracked table %s, which gives each existing row a value of its own, is not supported',
+                           new_col->>'name', computed, tab),
+          detail = 'Gnomon''s history has no version with those values, so reads as of earlier points would show them for '
+                   || 'the rows unchanged since and NULL for the others.',
+          hint = case when computed like '%identity'
+                   then format('Add a plain column, fill it with an UPDATE (which is versioned), then make it an identity: '
+                               || 'alter table %1$s add column %2$I %3$s; update %1$s set %2$I = ...; alter table %1$s alter column %2$I '
+                               || 'set not null, alter column %2$I add %4$s (start with ...);', tab, new_col->>'name', new_col->>'type', computed)
+                   else format('Add a plain column and fill it with an UPDATE (which is versioned), computing it in the writes from '
+                               || 'then on; or untrack the table (select gnomon.untrack(%L)), add the column, and track it again.', tab) end;
+      end if;
+    end if;
     -- A default PostgreSQL cannot keep as one value for the existing rows (a volatile one such as random(), or one of a
     -- domain with constraints) rewrote the table, giving every existing row a value of its own. The history has no
     -- version holding those values, so reads as of earlier points would show them for rows unchanged since and NULL
     -- for the others: refused (the rows do not exist yet when the table is empty, so nothing mixes then).
     if filled is not null then
-      -- (row_security off: as the catalog's owner, a policy of the table would run the table owner's code, so a
-      -- table whose policies would apply counts as one with rows)
-      begin
-        rls := current_setting('row_security');
-        perform set_config('row_security', 'off', true);
-        execute format('select exists (select from only %s)', tab) into has_rows;
-        perform set_config('row_security', rls, true);
-      exception when insufficient_privilege then
-        has_rows := true;
-      end;
-      if has_rows then
+      if gnomon.table_has_rows(tt.relid) then
         raise exception using errcode = 'GN006',
           message = format('adding column %I to tracked table %s with the default %s, which gives each existing row a value of its own, is not supported',
                            new_col->>'name', tab, filled),
@@ -187,6 +213,82 @@ end $$;
 comment on function gnomon.follow_table_change_as_owner(integer) is
   'Internal: gnomon.follow_table_change run as the catalog''s owner, when the role altering a tracked table does not own its history.';
 
+-- ATTACH PARTITION and DETACH PARTITION on a tracked partitioned table (or on a partitioned table below it) add or
+-- remove rows without versions: reads as of earlier points would show attached rows as if they had always been there,
+-- and no longer show detached ones. PostgreSQL does not tell an event trigger which partition an ALTER TABLE moved, so
+-- the partitions of every tracked partitioned table are noted when each ALTER TABLE starts
+-- (gnomon.partition_guard_start, in the transaction-local setting gnomon.partitions_before) and compared when it ends
+-- (gnomon.check_partition_moves, from gnomon.ddl_guard): a partition that moved holding rows is refused (GN006); an
+-- empty one may come and go. (DETACH PARTITION ... CONCURRENTLY ends in a transaction of its own, where the note is
+-- gone: not guarded.)
+create or replace function gnomon.partitions_of_tracked() returns jsonb
+language sql stable as $$
+  select coalesce(jsonb_object_agg(t.table_id::text,
+           (select coalesce(jsonb_agg(p.relid::oid::bigint order by p.relid), '[]') from pg_partition_tree(t.relid) p
+             where p.relid <> t.relid)), '{}')
+    from gnomon.tracked_table t join pg_class c on c.oid = t.relid
+   where c.relkind = 'p'
+$$;
+comment on function gnomon.partitions_of_tracked() is
+  'Per tracked partitioned table (by table_id), the oids of its partitions at every level: what the partition guard compares.';
+
+create or replace function gnomon.partition_guard_start() returns event_trigger
+language plpgsql as $$
+begin
+  perform set_config('gnomon.partitions_before', gnomon.partitions_of_tracked()::text, true);
+end $$;
+comment on function gnomon.partition_guard_start() is
+  'Event trigger function (ddl_command_start, ALTER TABLE): notes the partitions of the tracked partitioned tables for gnomon.check_partition_moves.';
+
+create or replace function gnomon.check_partition_moves() returns void
+language plpgsql as $$
+declare
+  before jsonb := nullif(current_setting('gnomon.partitions_before', true), '')::jsonb;
+  after jsonb;
+  m record;
+  has_rows boolean;
+begin
+  if before is null or before = '{}'::jsonb then
+    return;
+  end if;
+  after := gnomon.partitions_of_tracked();
+  perform set_config('gnomon.partitions_before', after::text, true);
+  if after = before then
+    return;
+  end if;
+  for m in
+    select format('%I.%I', t.schema_name, t.table_name) as tab, x.part::oid as part, x.moved
+      from gnomon.tracked_table t
+      cross join lateral (
+        select a.v::bigint as part, 'attach' as moved
+          from jsonb_array_elements_text(coalesce(after -> t.table_id::text, '[]')) a(v)
+         where not (before -> t.table_id::text) @> to_jsonb(a.v::bigint)
+        union all
+        select b.v::bigint, 'detach'
+          from jsonb_array_elements_text(before -> t.table_id::text) b(v)
+         where not coalesce(after -> t.table_id::text, '[]') @> to_jsonb(b.v::bigint)) x
+     where before ? t.table_id::text
+       and exists (select from pg_class c where c.oid = x.part::oid and c.relkind = 'r')
+  loop
+    has_rows := gnomon.table_has_rows(m.part::regclass);
+    if has_rows and m.moved = 'attach' then
+      raise exception using errcode = 'GN006',
+        message = format('attaching partition %s, which holds rows, to tracked table %s is not supported', m.part::regclass, m.tab),
+        detail = 'Its rows have no versions: reads as of earlier points would show them as if they had always been there.',
+        hint = format('Attach it empty and move the rows in through the table (insert into %s select * from ...), which is '
+                      || 'versioned; or untrack the table around the change.', m.tab);
+    elsif has_rows then
+      raise exception using errcode = 'GN006',
+        message = format('detaching partition %s, which holds rows, from tracked table %s is not supported', m.part::regclass, m.tab),
+        detail = 'Its rows would leave without versions: reads as of earlier points would no longer show them.',
+        hint = format('Copy the rows elsewhere if you keep them, delete them through the table (delete from %s where ...), '
+                      || 'which is versioned, then detach the empty partition; or untrack the table around the change.', m.tab);
+    end if;
+  end loop;
+end $$;
+comment on function gnomon.check_partition_moves() is
+  'Refuses (GN006) an ALTER TABLE that attached a partition holding rows to a tracked partitioned table, or detached one holding rows from it.';
+
 create or replace function gnomon.ddl_guard() returns event_trigger
 language plpgsql as $$
 declare
@@ -194,6 +296,7 @@ declare
   tid integer;
   disabled text;
 begin
+  perform gnomon.check_partition_moves();
   for cmd in select * from pg_event_trigger_ddl_commands() where classid = 'pg_class'::regclass loop
     select table_id into tid from gnomon.tracked_table where relid = cmd.objid;
     if found then
@@ -283,6 +386,9 @@ end $$;
 drop event trigger if exists gnomon_ddl_guard;
 create event trigger gnomon_ddl_guard on ddl_command_end when tag in ('ALTER TABLE')
   execute function gnomon.ddl_guard();
+drop event trigger if exists gnomon_partition_guard;
+create event trigger gnomon_partition_guard on ddl_command_start when tag in ('ALTER TABLE')
+  execute function gnomon.partition_guard_start();
 drop event trigger if exists gnomon_drop_guard;
 create event trigger gnomon_drop_guard on sql_drop when tag in ('DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
   execute function gnomon.drop_guard();

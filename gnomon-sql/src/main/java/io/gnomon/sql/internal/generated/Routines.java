@@ -24,6 +24,7 @@ import io.gnomon.sql.internal.generated.routines.CatalogVersion;
 import io.gnomon.sql.internal.generated.routines.CheckCoordinateRead;
 import io.gnomon.sql.internal.generated.routines.CheckIntact;
 import io.gnomon.sql.internal.generated.routines.CheckMergeStrategy;
+import io.gnomon.sql.internal.generated.routines.CheckPartitionMoves;
 import io.gnomon.sql.internal.generated.routines.CheckRead;
 import io.gnomon.sql.internal.generated.routines.CheckTriggers;
 import io.gnomon.sql.internal.generated.routines.Checkpoint;
@@ -84,6 +85,8 @@ import io.gnomon.sql.internal.generated.routines.OlderSnapshot;
 import io.gnomon.sql.internal.generated.routines.ParentPoint;
 import io.gnomon.sql.internal.generated.routines.ParseCoordinate;
 import io.gnomon.sql.internal.generated.routines.ParsePosition;
+import io.gnomon.sql.internal.generated.routines.PartitionGuardStart;
+import io.gnomon.sql.internal.generated.routines.PartitionsOfTracked;
 import io.gnomon.sql.internal.generated.routines.PastSnapshot;
 import io.gnomon.sql.internal.generated.routines.Point;
 import io.gnomon.sql.internal.generated.routines.PointHasChanges;
@@ -102,6 +105,7 @@ import io.gnomon.sql.internal.generated.routines.SyncBranchConstraints;
 import io.gnomon.sql.internal.generated.routines.SyncPrivileges;
 import io.gnomon.sql.internal.generated.routines.SyncPrivilegesOf;
 import io.gnomon.sql.internal.generated.routines.TableColumns;
+import io.gnomon.sql.internal.generated.routines.TableHasRows;
 import io.gnomon.sql.internal.generated.routines.Tick;
 import io.gnomon.sql.internal.generated.routines.Track;
 import io.gnomon.sql.internal.generated.routines.Tracked;
@@ -837,6 +841,17 @@ public class Routines {
         p.setTypid(typid);
         p.setColumnLabel(columnLabel);
         p.setCustomFunction(customFunction);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.check_partition_moves</code>
+     */
+    public static void checkPartitionMoves(
+          Configuration configuration
+    ) {
+        CheckPartitionMoves p = new CheckPartitionMoves();
 
         p.execute(configuration);
     }
@@ -2763,6 +2778,60 @@ public class Routines {
     }
 
     /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Object partitionGuardStart(
+          Configuration configuration
+    ) {
+        PartitionGuardStart f = new PartitionGuardStart();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Field<Object> partitionGuardStart() {
+        PartitionGuardStart f = new PartitionGuardStart();
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.partitions_of_tracked</code>
+     */
+    public static JSONB partitionsOfTracked(
+          Configuration configuration
+    ) {
+        PartitionsOfTracked f = new PartitionsOfTracked();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.partitions_of_tracked</code> as a field.
+     */
+    public static Field<JSONB> partitionsOfTracked() {
+        PartitionsOfTracked f = new PartitionsOfTracked();
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.past_snapshot</code>
      */
     public static String pastSnapshot(
@@ -3399,6 +3468,62 @@ public class Routines {
     ) {
         TableColumns f = new TableColumns();
         f.setRelid(relid);
+
+        return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Boolean tableHasRows(
+          Configuration configuration
+        , Object rel
+    ) {
+        TableHasRows f = new TableHasRows();
+        f.setRel(rel);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Field<Boolean> tableHasRows(
+          Object rel
+    ) {
+        TableHasRows f = new TableHasRows();
+        f.setRel(rel);
+
+        return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Field<Boolean> tableHasRows(
+          Field<Object> rel
+    ) {
+        TableHasRows f = new TableHasRows();
+        f.setRel(rel);
 
         return f.asField();
     }

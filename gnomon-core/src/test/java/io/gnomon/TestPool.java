@@ -1,0 +1,143 @@
+package io.gnomon;
+
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A connection pool for tests that behaves as HikariCP does on the points that matter to Gnomon: a borrowed
+ * connection comes in the pool's default autocommit mode (Spring applications often configure {@code autoCommit=false});
+ * on return, an open transaction is rolled back, and autocommit, isolation and read-only are reset to the pool's
+ * defaults; session settings ({@code set ...}, {@code set_config(..., false)}) are not reset, as no pool does. It
+ * reuses its physical connections in LIFO order, so a test with one borrower at a time gets the same session back.
+ */
+final class TestPool implements DataSource, AutoCloseable {
+  private final DataSource target;
+  private final boolean autoCommit;
+  private final Deque<Connection> idle = new ArrayDeque<>();
+  private int physical;
+
+  TestPool(DataSource target, boolean autoCommit) {
+    this.target = target;
+    this.autoCommit = autoCommit;
+  }
+
+  /** How many physical connections the pool opened. */
+  synchronized int physicalConnections() {
+    return physical;
+  }
+
+  @Override
+  public Connection getConnection() throws SQLException {
+    Connection real;
+    synchronized (this) {
+      real = idle.pollFirst();
+    }
+    if (real == null) {
+      real = target.getConnection();
+      synchronized (this) {
+        physical++;
+      }
+    }
+    real.setAutoCommit(autoCommit);
+    real.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+    return lend(real);
+  }
+
+  private Connection lend(Connection real) {
+    boolean[] closed = {false};
+    return (Connection) Proxy.newProxyInstance(
+        Connection.class.getClassLoader(),
+        new Class<?>[] {Connection.class},
+        (proxy, method, args) -> {
+          switch (method.getName()) {
+            case "close" -> {
+              if (!closed[0]) {
+                closed[0] = true;
+                giveBack(real);
+              }
+              return null;
+            }
+            case "isClosed" -> {
+              return closed[0] || real.isClosed();
+            }
+            default -> {
+              if (closed[0]) {
+                throw new SQLException("connection is closed");
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            }
+          }
+        });
+  }
+
+  private void giveBack(Connection real) throws SQLException {
+    if (real.isClosed()) {
+      return;
+    }
+    if (!real.getAutoCommit()) {
+      real.rollback();
+    }
+    real.setAutoCommit(autoCommit);
+    real.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+    real.setReadOnly(false);
+    synchronized (this) {
+      idle.addFirst(real);
+    }
+  }
+
+  @Override
+  public synchronized void close() throws SQLException {
+    for (Connection c : idle) {
+      c.close();
+    }
+    idle.clear();
+  }
+
+  @Override
+  public Connection getConnection(String username, String password) throws SQLException {
+    throw new SQLFeatureNotSupportedException();
+  }
+
+  @Override
+  public PrintWriter getLogWriter() {
+    return null;
+  }
+
+  @Override
+  public void setLogWriter(PrintWriter out) {}
+
+  @Override
+  public void setLoginTimeout(int seconds) {}
+
+  @Override
+  public int getLoginTimeout() {
+    return 0;
+  }
+
+  @Override
+  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+    throw new SQLFeatureNotSupportedException();
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    throw new SQLException("not a wrapper");
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> iface) {
+    return false;
+  }
+}
