@@ -979,7 +979,9 @@ begin
     raise exception using errcode = 'GN021', message = format('merge of %s into %s: dry_run is null', source, target),
       hint = 'Pass true to plan only (nothing is written) or false to merge.';
   end if;
-  if not dry_run and target = 'main' and source is distinct from 'main' then
+  -- (the setting gnomon.merge_direct = 'off' plans every key: for the differential test and side-by-side measurements)
+  if not dry_run and target = 'main' and source is distinct from 'main'
+     and coalesce(current_setting('gnomon.merge_direct', true), '') <> 'off' then
     begin
       select * into prep from gnomon.merge_prepare(source, target, tables, false, true);
       if prep.direct_updates + prep.direct_deletes = 0 then
