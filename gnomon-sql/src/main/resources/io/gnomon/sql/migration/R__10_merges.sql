@@ -588,10 +588,12 @@ begin
                                          else format('b.%I::%s', a.attname, x->>'type') end as v) b
    where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
      and not a.attname = any (tt.key_columns);
-  -- deletes first, as merge_apply writes a plan
+  -- deletes first, as merge_apply writes a plan. (The test of main's row version is or'ed with a condition on the
+  -- branch row that is always false, so that PostgreSQL tests it on the joined rows only, not on every row of main it
+  -- scans; it is re-checked all the same on a row a concurrent transaction changed.)
   execute format('with u as (delete from %1$s x using gnomon_t.%2$I b'
                  ' where b.g_branch = $1 and %3$s and b.g_del'
-                 ' and pg_visible_in_snapshot(b.g_xid, $2) and pg_visible_in_snapshot(b.g_cxid, $2) and %4$s returning 1)'
+                 ' and pg_visible_in_snapshot(b.g_xid, $2) and pg_visible_in_snapshot(b.g_cxid, $2) and (%4$s or b.g_branch is null) returning 1)'
                  ' select count(*) from u',
                  tab, bt, keymatch, gnomon.merge_xmin_visible_sql('x.xmin', c_sql, '$3'))
     into deleted using source_id, theirs.snaps[1], base.main_snap;
@@ -599,7 +601,7 @@ begin
   if set_list is not null then
     execute format('with u as (update %1$s x set %2$s from gnomon_t.%3$I b'
                    ' where b.g_branch = $1 and %4$s and not b.g_del'
-                   ' and pg_visible_in_snapshot(b.g_xid, $2) and pg_visible_in_snapshot(b.g_cxid, $2) and %5$s'
+                   ' and pg_visible_in_snapshot(b.g_xid, $2) and pg_visible_in_snapshot(b.g_cxid, $2) and (%5$s or b.g_branch is null)'
                    ' and row(%6$s) is distinct from row(%7$s) returning 1)'
                    ' select count(*) from u',
                    tab, set_list, bt, keymatch, gnomon.merge_xmin_visible_sql('x.xmin', c_sql, '$3'), x_cols, b_cols)
