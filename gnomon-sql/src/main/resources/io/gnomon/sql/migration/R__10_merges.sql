@@ -982,8 +982,15 @@ begin
       hint = 'Pass true to plan only (nothing is written) or false to merge.';
   end if;
   -- (the setting gnomon.merge_direct = 'off' plans every key: for the differential test and side-by-side measurements)
+  -- (only a branch of main with no merge of the pair yet can take the direct path: merge_prepare checks the points;
+  -- the others skip the attempt and its subtransaction)
   if not dry_run and target = 'main' and source is distinct from 'main'
-     and coalesce(current_setting('gnomon.merge_direct', true), '') <> 'off' then
+     and coalesce(current_setting('gnomon.merge_direct', true), '') <> 'off'
+     and exists (select 1 from gnomon.branch b
+                  where b.branch_name = source and cardinality(b.chain) = 1
+                    and not exists (select 1 from gnomon.merge x
+                                     where least(x.source_id, x.target_id) = 0 and greatest(x.source_id, x.target_id) = b.branch_id
+                                       and x.status in ('applied', 'nothing'))) then
     begin
       select * into prep from gnomon.merge_prepare(source, target, tables, false, true);
       if prep.direct_updates + prep.direct_deletes = 0 then
