@@ -330,7 +330,9 @@ comment on function gnomon.merge_inexact_columns(gnomon.tracked_table) is
 -- resolutions. No row is converted to jsonb unless it is reported. Ours is read without row locks: merge_apply writes
 -- only rows still as the plan read them (by xmin) and re-plans the others. replan: instead of the candidate keys, the
 -- keys of these plan rows, whose rows are replaced; on main their target rows are then locked (FOR UPDATE) and ours is
--- read after the locks, so a re-planned row cannot change again before it is written. Returns, for a re-plan, the new
+-- read after the locks, so a re-planned row cannot change again before it is written. keys_sql: instead of the
+-- candidate keys, the keys this query returns ($2 the base, $3 theirs: merge_direct_table's keys left over). Returns,
+-- for a re-plan, the new
 -- plan rows and how many of them are conflicts.
 create or replace function gnomon.merge_plan_table(tt gnomon.tracked_table, source_id integer, target_id integer,
                                                    base gnomon.point, theirs gnomon.point, ours gnomon.point,
