@@ -30,27 +30,35 @@ class MergeTypedDifferentialIT extends GnomonIT {
     try (InputStream in = MergeTypedDifferentialIT.class.getResourceAsStream("merge_prepare_ref.sql")) {
       sql(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     }
-    sql("create table t (id int primary key, n bigint, s text, j jsonb, a int[], p numeric(6,2), body text, w text)",
+    trackTables(this);
+    gnomon().branches().create("b1");
+    sql("select gnomon.branch_create('b2', 'b1')");
+  }
+
+  /**
+   * The tables {@link #randomWrite} writes, tracked, with a strategy of every kind: t (ten rows; counter, json, union,
+   * max, text, theirs and the default fail) and u (types whose = holds only between identical values; a counter).
+   */
+  static void trackTables(GnomonIT it) throws SQLException {
+    it.sql("create table t (id int primary key, n bigint, s text, j jsonb, a int[], p numeric(6,2), body text, w text)",
         "insert into t select g, 10 * g, 's' || g, jsonb_build_object('k', g, 'o', jsonb_build_object('x', 1)),"
             + " array[g, g + 1], g + 0.5, e'l1\\nl2\\nl3\\n', 'w' || g from generate_series(1, 10) g");
-    gnomon().track("public.t");
+    it.gnomon().track("public.t");
     // a table of types whose = holds only between identical values: a row only the source changed takes theirs whole
-    sql("create table u (id int primary key, n bigint, s text, d date)",
+    it.sql("create table u (id int primary key, n bigint, s text, d date)",
         "insert into u select g, g, 'u' || g, date '2026-01-01' + g from generate_series(1, 10) g");
-    gnomon().track("public.u");
-    sql("select gnomon.set_merge_strategy('public.u', 'n', 'counter')");
-    sql("select gnomon.set_merge_strategy('public.t', 'n', 'counter')",
+    it.gnomon().track("public.u");
+    it.sql("select gnomon.set_merge_strategy('public.u', 'n', 'counter')");
+    it.sql("select gnomon.set_merge_strategy('public.t', 'n', 'counter')",
         "select gnomon.set_merge_strategy('public.t', 'j', 'json')",
         "select gnomon.set_merge_strategy('public.t', 'a', 'union')",
         "select gnomon.set_merge_strategy('public.t', 'p', 'max')",
         "select gnomon.set_merge_strategy('public.t', 'body', 'text')",
         "select gnomon.set_merge_strategy('public.t', 'w', 'theirs')");
-    gnomon().branches().create("b1");
-    sql("select gnomon.branch_create('b2', 'b1')");
   }
 
   /** A random write on a point: an update of some columns, an insert, or a delete, of a small key domain. */
-  private static String randomWrite(Random rnd) {
+  static String randomWrite(Random rnd) {
     int id = 1 + rnd.nextInt(14);
     if (rnd.nextInt(3) == 0) {
       switch (rnd.nextInt(8)) {

@@ -18,6 +18,10 @@ drop function if exists gnomon.merge_apply(integer);
 -- conflict reports it
 drop function if exists gnomon.merge_prepare(text, text, text[]);
 drop function if exists gnomon.merge_plan_table(gnomon.tracked_table, integer, integer, gnomon.point, gnomon.point, gnomon.point, tid[]);
+-- merge_plan_table takes the keys to plan as SQL, and merge_prepare writes directly where the target's row is unchanged
+-- since the base, since the merge writes those keys without a plan (issue 4, session 14)
+drop function if exists gnomon.merge_plan_table(gnomon.tracked_table, integer, integer, gnomon.point, gnomon.point, gnomon.point, tid[], boolean);
+drop function if exists gnomon.merge_prepare(text, text, text[], boolean);
 
 -- The name of a branch id (0: main).
 create or replace function gnomon.branch_label(branch_id integer) returns text
@@ -295,6 +299,26 @@ language sql immutable as $$
 $$;
 comment on function gnomon.merge_build_object(text[]) is 'Internal: SQL of a jsonb object built from key and value expressions (or pairs), 50 parts per call.';
 
+-- The merged (non-key) columns of a tracked table whose type's `=` may hold between values that are not identical
+-- (numeric 1.0 and 1.00, jsonb, floats, text under a nondeterministic collation, ...). Where ours is base, the per-column
+-- rule gives theirs exactly for every other column (a column both sides have equal is ours, identical to theirs); for
+-- these, a column theirs has equal to ours keeps ours.
+create or replace function gnomon.merge_inexact_columns(tt gnomon.tracked_table) returns name[]
+language sql stable as $$
+  select coalesce(array_agg(a.attname order by a.attnum), '{}')
+    from pg_attribute a join pg_type t on t.oid = a.atttypid
+         left join pg_collation co on co.oid = a.attcollation
+   where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and not a.attname = any (tt.key_columns)
+     and (not ((case when t.typtype = 'd' then t.typbasetype else t.oid end)
+                 in ('bool'::regtype, 'int2'::regtype, 'int4'::regtype, 'int8'::regtype, 'oid'::regtype, 'text'::regtype,
+                     'varchar'::regtype, '"char"'::regtype, 'name'::regtype, 'bytea'::regtype, 'uuid'::regtype,
+                     'date'::regtype, 'time'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype)
+               or (t.oid = 'bpchar'::regtype and a.atttypmod >= 0))
+          or coalesce(not co.collisdeterministic, false))
+$$;
+comment on function gnomon.merge_inexact_columns(gnomon.tracked_table) is
+  'Internal: the merged columns of a table whose type''s = may hold between values that are not identical (numeric, jsonb, floats, nondeterministic collations).';
+
 -- Plans a merge of one table into its typed temporary table pg_temp.gnomon_merge_plan_<table_id> (merge_prepare
 -- creates it): one row per key the source changed since the base, with its key columns, the action (insert, update,
 -- delete, none, conflict, or a row conflict), ours (all_ours false: on main only for conflicts), the merged row (values
@@ -306,11 +330,14 @@ comment on function gnomon.merge_build_object(text[]) is 'Internal: SQL of a jso
 -- resolutions. No row is converted to jsonb unless it is reported. Ours is read without row locks: merge_apply writes
 -- only rows still as the plan read them (by xmin) and re-plans the others. replan: instead of the candidate keys, the
 -- keys of these plan rows, whose rows are replaced; on main their target rows are then locked (FOR UPDATE) and ours is
--- read after the locks, so a re-planned row cannot change again before it is written. Returns, for a re-plan, the new
+-- read after the locks, so a re-planned row cannot change again before it is written. keys_sql: instead of the
+-- candidate keys, the keys this query returns ($2 the base, $3 theirs: merge_direct_table's keys left over). Returns,
+-- for a re-plan, the new
 -- plan rows and how many of them are conflicts.
 create or replace function gnomon.merge_plan_table(tt gnomon.tracked_table, source_id integer, target_id integer,
                                                    base gnomon.point, theirs gnomon.point, ours gnomon.point,
                                                    replan tid[] default null, all_ours boolean default true,
+                                                   keys_sql text default null,
                                                    out planned tid[], out conflicts bigint)
 language plpgsql set jit = off set work_mem = '32MB' as $$
 declare
@@ -331,17 +358,9 @@ begin
   -- whether every merged column's type has an equality that holds only between identical values (integers, text
   -- under a deterministic collation, ...): then where ours is base, the per-column rule gives theirs exactly (a column
   -- both sides have equal is ours, which is then identical to theirs), and the row needs no per-column work
-  exact := not exists (
-    select 1 from pg_attribute a join pg_type t on t.oid = a.atttypid
-                  left join pg_collation co on co.oid = a.attcollation
-     where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and not a.attname = any (tt.key_columns)
-       and not ((case when t.typtype = 'd' then t.typbasetype else t.oid end)
-                  in ('bool'::regtype, 'int2'::regtype, 'int4'::regtype, 'int8'::regtype, 'oid'::regtype, 'text'::regtype,
-                      'varchar'::regtype, '"char"'::regtype, 'name'::regtype, 'bytea'::regtype, 'uuid'::regtype,
-                      'date'::regtype, 'time'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype)
-                or (t.oid = 'bpchar'::regtype and a.atttypmod >= 0))
-          or coalesce(not co.collisdeterministic, false));
-  kk_sql := case when replan is null
+  exact := cardinality(gnomon.merge_inexact_columns(tt)) = 0;
+  kk_sql := case when keys_sql is not null then keys_sql
+                 when replan is null
                  then format('select * from gnomon_t.%I($2, $3)', gnomon.object_name(tt.base_name, '_dkeys'))
                  -- (the plan rows to re-plan leave the plan; the statement inserts their new rows)
                  else format('delete from pg_temp.%I p where p.ctid = any ($5) returning %s', plan, keys_p) end;
@@ -514,8 +533,101 @@ begin
     execute body into planned, conflicts using tt.table_id, base, theirs, ours, replan;
   end if;
 end $$;
-comment on function gnomon.merge_plan_table(gnomon.tracked_table, integer, integer, gnomon.point, gnomon.point, gnomon.point, tid[], boolean) is
+comment on function gnomon.merge_plan_table(gnomon.tracked_table, integer, integer, gnomon.point, gnomon.point, gnomon.point, tid[], boolean, text) is
   'Internal: plans a merge of one table into its typed pg_temp.gnomon_merge_plan_<table_id> (or re-plans some of its rows, their target rows locked).';
+
+-- SQL of whether a row version of main whose xmin is xmin_sql was visible in the snapshot snap_sql (the base's
+-- snapshot of main), given c_sql, the current snapshot's xmax as a bigint taken once per statement. The 32-bit xmin is
+-- widened against it; an xmin that is not within 2^31 below it (a writer that began after the statement, seen when
+-- PostgreSQL re-checks a row a concurrent transaction changed; or a frozen row older than that) counts as not visible,
+-- so such a row is left to the plan, never written as unchanged.
+create or replace function gnomon.merge_xmin_visible_sql(xmin_sql text, c_sql text, snap_sql text) returns text
+language sql immutable as $$
+  select format('(((%2$s - %1$s::text::bigint) & 4294967295) < 2147483648 and pg_visible_in_snapshot((%2$s - ((%2$s - %1$s::text::bigint) & 4294967295))::text::xid8, %3$s))',
+                xmin_sql, c_sql, snap_sql)
+$$;
+comment on function gnomon.merge_xmin_visible_sql(text, text, text) is
+  'Internal: SQL of whether a main row version (its 32-bit xmin) is visible in a snapshot (the merge''s base), widened against the current xmax.';
+
+-- Merges one table of a branch into main without planning the keys whose row on main is unchanged since the base:
+-- such a key takes theirs whole, whatever the strategies (the per-column rule: ours is base, so theirs wins; where
+-- theirs has a column equal to ours, ours is kept, which only differs from theirs for the columns of
+-- gnomon.merge_inexact_columns). For the shape where the source is a branch of main read now and the base is main at
+-- a snapshot (a branch's first merge into main): the candidate keys are the branch's own rows, and theirs is the
+-- branch row when its last write is visible at theirs. One UPDATE and one DELETE of main joined to the branch's rows,
+-- each writing only rows whose version on main was visible in the base's snapshot (by its xmin; PostgreSQL re-checks a
+-- row a concurrent transaction changed, whose new version is then skipped, never overwritten); an UPDATE only where
+-- the row changes. The keys left over (main changed them since the base, the branch inserted them, a write the
+-- snapshot of theirs does not see, or rows changed concurrently) are then planned by gnomon.merge_plan_table into the
+-- table's plan and written by merge_apply as any plan. Called by merge_prepare(direct => true) inside gnomon.merge's
+-- subtransaction: any conflict among the planned keys rolls these writes back. Returns the rows it wrote.
+create or replace function gnomon.merge_direct_table(tt gnomon.tracked_table, source_id integer, base gnomon.point,
+                                                     theirs gnomon.point, ours gnomon.point, all_ours boolean,
+                                                     out updated bigint, out deleted bigint)
+language plpgsql set jit = off set work_mem = '32MB' as $$
+declare
+  tab text := format('%I.%I', tt.schema_name, tt.table_name);
+  bt name := gnomon.object_name(tt.base_name, '_b');
+  inexact name[] := gnomon.merge_inexact_columns(tt);
+  keymatch text; set_list text; x_cols text; b_cols text; keys_b text; k1 text := tt.key_columns[1];
+  c_sql text := '(select pg_snapshot_xmax(pg_current_snapshot())::text::bigint)';
+  total bigint;
+begin
+  select string_agg(format('x.%I = %s', x->>'name', case when x->>'type' = x->>'storetype' then format('b.%I', x->>'name')
+                                                         else format('b.%I::%s', x->>'name', x->>'type') end), ' and '),
+         string_agg(format('b.%I', x->>'name'), ', ')
+    into keymatch, keys_b
+    from unnest(tt.key_columns) k join jsonb_array_elements(tt.columns) x on x->>'name' = k;
+  -- the merged columns main stores (generated columns are left to PostgreSQL): theirs, or ours where equal (inexact)
+  select string_agg(format('%1$I = %2$s', a.attname,
+                           case when a.attname = any (inexact) then format('case when x.%1$I is not distinct from %2$s then x.%1$I else %2$s end', a.attname, b.v)
+                                else b.v end), ', ' order by a.attnum),
+         string_agg(format('x.%I', a.attname), ', ' order by a.attnum), string_agg(b.v, ', ' order by a.attnum)
+    into set_list, x_cols, b_cols
+    from pg_attribute a
+         join jsonb_array_elements(tt.columns) x on x->>'name' = a.attname
+         cross join lateral (select case when x->>'type' = x->>'storetype' then format('b.%I', a.attname)
+                                         else format('b.%I::%s', a.attname, x->>'type') end as v) b
+   where a.attrelid = tt.relid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
+     and not a.attname = any (tt.key_columns);
+  -- deletes first, as merge_apply writes a plan. (The test of main's row version is or'ed with a condition on the
+  -- branch row that is always false, so that PostgreSQL tests it on the joined rows only, not on every row of main it
+  -- scans; it is re-checked all the same on a row a concurrent transaction changed.)
+  execute format('with u as (delete from %1$s x using gnomon_t.%2$I b'
+                 ' where b.g_branch = $1 and %3$s and b.g_del'
+                 ' and pg_visible_in_snapshot(b.g_xid, $2) and pg_visible_in_snapshot(b.g_cxid, $2) and (%4$s or b.g_branch is null) returning 1)'
+                 ' select count(*) from u',
+                 tab, bt, keymatch, gnomon.merge_xmin_visible_sql('x.xmin', c_sql, '$3'))
+    into deleted using source_id, theirs.snaps[1], base.main_snap;
+  updated := 0;
+  if set_list is not null then
+    execute format('with u as (update %1$s x set %2$s from gnomon_t.%3$I b'
+                   ' where b.g_branch = $1 and %4$s and not b.g_del'
+                   ' and pg_visible_in_snapshot(b.g_xid, $2) and pg_visible_in_snapshot(b.g_cxid, $2) and (%5$s or b.g_branch is null)'
+                   ' and row(%6$s) is distinct from row(%7$s) returning 1)'
+                   ' select count(*) from u',
+                   tab, set_list, bt, keymatch, gnomon.merge_xmin_visible_sql('x.xmin', c_sql, '$3'), x_cols, b_cols)
+      into updated using source_id, theirs.snaps[1], base.main_snap;
+  end if;
+  -- every branch row written: nothing is left to plan (the common case, checked by counting the branch's rows)
+  execute format('select count(*) from gnomon_t.%I b where b.g_branch = $1', bt) into total using source_id;
+  if total = updated + deleted then
+    return;
+  end if;
+  -- the keys left over: every branch row except those now settled (theirs visible, and main's row deleted for a
+  -- tombstone, or for a row equal to theirs, or unchanged since the base: the UPDATE found it equal), which the plan
+  -- would not write either; planned as any merge's keys ($2 the base, $3 theirs)
+  perform gnomon.merge_plan_table(tt, source_id, 0, base, theirs, ours, null, all_ours, format(
+    'select %1$s from gnomon_t.%2$I b left join %3$s x on %4$s'
+    ' where b.g_branch = ($3).chain[1]'
+    ' and not coalesce(pg_visible_in_snapshot(b.g_xid, ($3).snaps[1]) and pg_visible_in_snapshot(b.g_cxid, ($3).snaps[1])'
+    ' and case when b.g_del then x.%5$I is null'
+    ' else x.%5$I is not null and (%6$s or row(%7$s) is not distinct from row(%8$s)) end, false)',
+    keys_b, bt, tab, keymatch, k1, gnomon.merge_xmin_visible_sql('x.xmin', c_sql, '($2).main_snap'),
+    coalesce(x_cols, 'null'), coalesce(b_cols, 'null')));
+end $$;
+comment on function gnomon.merge_direct_table(gnomon.tracked_table, integer, gnomon.point, gnomon.point, gnomon.point, boolean) is
+  'Internal: merges a branch''s rows into main directly where main''s row is unchanged since the base, and plans the keys left over.';
 
 -- Plans a merge, per table into a typed temporary table pg_temp.gnomon_merge_plan_<table_id> (gnomon.merge_plan_table
 -- writes it). The temporary view pg_temp.gnomon_merge_plan shows every table's plan in one shape, with keys and rows
@@ -524,8 +636,10 @@ comment on function gnomon.merge_plan_table(gnomon.tracked_table, integer, integ
 -- only where a conflict reports it (gnomon.merge's plans, about a third narrower: a plan of 50,000 rows of
 -- pgbench_accounts takes 8.9 MB instead of 14 MB of temp_buffers, whose default is 8 MB).
 create or replace function gnomon.merge_prepare(source text, target text, tables text[], all_ours boolean default true,
+                                                direct boolean default false,
                                                 out source_id integer, out target_id integer,
-                                                out base gnomon.point, out theirs gnomon.point)
+                                                out base gnomon.point, out theirs gnomon.point,
+                                                out direct_updates bigint, out direct_deletes bigint)
 -- no JIT: the planner prices the per-key work of a large merge high enough to compile it, which cost seconds
 -- (2.4 s of 4.1 s for the base images of 50,000 keys) and saves nothing on index probes
 -- and sorts and hashes of a large merge's keys in memory rather than in temporary files
@@ -533,8 +647,9 @@ language plpgsql set jit = off set work_mem = '32MB' as $$
 declare
   tt gnomon.tracked_table;
   ours gnomon.point;
-  tab text; plan text; keys_x text; key_json text; ids integer[]; views text[] := '{}'; old record;
+  tab text; plan text; keys_x text; key_json text; ids integer[]; views text[] := '{}'; old record; d record;
 begin
+  direct_updates := 0; direct_deletes := 0;
   if source is null or target is null then
     raise exception using errcode = 'GN021', message = 'a merge needs a source and a target',
       hint = 'Name each as ''main'' or a branch.';
@@ -598,13 +713,23 @@ begin
     views := views || format('select %s as table_id, jsonb_build_object(%s) as key, p.g_action as action, to_jsonb(p.g_b) as b,'
                              ' to_jsonb(p.g_o) as o, to_jsonb(p.g_t) as t, to_jsonb(p.g_r) as r, p.g_conflicts as conflicts'
                              ' from pg_temp.%I p', tt.table_id, key_json, plan);
-    perform gnomon.merge_plan_table(tt, source_id, target_id, base, theirs, ours, null, all_ours);
+    -- direct: a branch of main merged into main from main at a snapshot (its first merge) writes the keys whose row on
+    -- main is unchanged since the base at once and plans the others (gnomon.merge_direct_table)
+    if direct and target_id = 0 and cardinality(base.chain) = 0 and base.main_snap is not null
+       and cardinality(theirs.chain) = 1 and theirs.chain[1] = source_id and theirs.snaps[1] is not null
+       and theirs.main_snap::text = base.main_snap::text then
+      select * into d from gnomon.merge_direct_table(tt, source_id, base, theirs, ours, all_ours);
+      direct_updates := direct_updates + d.updated;
+      direct_deletes := direct_deletes + d.deleted;
+    else
+      perform gnomon.merge_plan_table(tt, source_id, target_id, base, theirs, ours, null, all_ours);
+    end if;
   end loop;
   execute 'create temp view gnomon_merge_plan as select null::integer as table_id, null::jsonb as key, null::text as action,'
           ' null::jsonb as b, null::jsonb as o, null::jsonb as t, null::jsonb as r, null::jsonb as conflicts where false'
           || case when cardinality(views) > 0 then ' union all ' || array_to_string(views, ' union all ') else '' end;
 end $$;
-comment on function gnomon.merge_prepare(text, text, text[], boolean) is 'Internal: plans a merge into typed pg_temp.gnomon_merge_plan_<table_id> tables (shown by the view pg_temp.gnomon_merge_plan) and returns its points.';
+comment on function gnomon.merge_prepare(text, text, text[], boolean, boolean) is 'Internal: plans a merge into typed pg_temp.gnomon_merge_plan_<table_id> tables (shown by the view pg_temp.gnomon_merge_plan) and returns its points.';
 
 -- Writes a planned merge (the typed plans of merge_prepare) into the target through its normal versioning, and
 -- returns whether it re-planned rows. On main: plain DELETE, UPDATE and INSERT on the tables (their statement-level
@@ -810,12 +935,40 @@ end $$;
 comment on function gnomon.merge_apply(integer, integer, gnomon.point, gnomon.point) is
   'Internal: writes a planned merge into the target (main''s tables, re-planning rows that changed meanwhile, or a branch''s rows and their history).';
 
+-- A merge is recorded for the pair, and the next one starts from it for every table: a merge of some tables must not
+-- leave source changes of the others behind, or they would count as merged and never come (GN060; a dry run records
+-- nothing the next merge starts from, and may name any tables).
+create or replace function gnomon.merge_check_tables(source text, target text, tables text[], base gnomon.point, theirs gnomon.point)
+returns void language plpgsql stable as $$
+declare
+  detail text;
+begin
+  select string_agg(format('%I.%I', t.schema_name, t.table_name), ', ' order by t.table_id) into detail
+    from gnomon.tracked_table t
+   where not t.table_id = any (select (gnomon.tracked(x)).table_id from unnest(tables) x)
+     and (base.main_snap is null or pg_visible_in_snapshot(t.track_xid, base.main_snap))
+     and (theirs.main_snap is null or pg_visible_in_snapshot(t.track_xid, theirs.main_snap))
+     and gnomon.point_has_changes(t, base, theirs);
+  if detail is not null then
+    raise exception using errcode = 'GN060',
+      message = format('merging only %s of %s into %s would leave %s''s changes to %s behind: the next merge of the pair starts after this one',
+                       array_to_string(tables, ', '), source, target, source, detail),
+      hint = 'Merge every table (tables => null), or name those too; a dry run (dry_run => true) may name any tables.';
+  end if;
+end $$;
+comment on function gnomon.merge_check_tables(text, text, text[], gnomon.point, gnomon.point) is
+  'Internal: GN060 when a merge of some tables would leave changes of the source''s other tables behind.';
+
 -- Merges source into target ('main' or branch names), atomically, in the caller's transaction. With conflicts it
 -- changes nothing in the target and records them (status 'conflicts'); declare resolutions (gnomon.merge_resolve)
 -- and merge again. dry_run: plans and records, writes nothing. tables: only these tracked tables (null: all).
 -- The plan reads ours without locks; the writes (gnomon.merge_apply, in a subtransaction) re-plan the rows that
 -- changed meanwhile, and when such a row now conflicts, the writes are rolled back, those rows re-planned again
 -- (locked) and the merge recorded with its conflicts.
+-- A branch merged into main for the first time is first tried directly (merge_prepare(direct => true), in a
+-- subtransaction): the keys whose row on main is unchanged since the base are written at once without a plan, the
+-- others planned and written as above; when any of those conflicts, that attempt is rolled back and the merge
+-- planned whole as before, so a merge with conflicts still writes nothing and records every conflict.
 create or replace function gnomon.merge(source text, target text, dry_run boolean default false, tables text[] default null)
 returns gnomon.merge language plpgsql as $$
 declare
@@ -823,32 +976,69 @@ declare
   m gnomon.merge;
   n_ins bigint; n_upd bigint; n_del bigint; n_conf bigint;
   replanned boolean;
+  planned boolean := false;
   detail text; r record; tt gnomon.tracked_table; tids tid[];
 begin
   if dry_run is null then
     raise exception using errcode = 'GN021', message = format('merge of %s into %s: dry_run is null', source, target),
       hint = 'Pass true to plan only (nothing is written) or false to merge.';
   end if;
-  -- (ours is kept in the plan only where a conflict reports it: the writes on main join the row version the plan
-  -- read by key and xmin, and a branch's plan keeps it anyway)
-  select * into prep from gnomon.merge_prepare(source, target, tables, false);
-  -- a merge is recorded for the pair, and the next one starts from it for every table: a merge of some tables must
-  -- not leave source changes of the others behind, or they would count as merged and never come (a dry run records
-  -- nothing the next merge starts from)
+  -- (the setting gnomon.merge_direct = 'off' plans every key: for the differential test and side-by-side measurements)
+  -- (only a branch of main with no merge of the pair yet can take the direct path: merge_prepare checks the points;
+  -- the others skip the attempt and its subtransaction)
+  if not dry_run and target = 'main' and source is distinct from 'main'
+     and coalesce(current_setting('gnomon.merge_direct', true), '') <> 'off'
+     and exists (select 1 from gnomon.branch b
+                  where b.branch_name = source and cardinality(b.chain) = 1
+                    and not exists (select 1 from gnomon.merge x
+                                     where least(x.source_id, x.target_id) = 0 and greatest(x.source_id, x.target_id) = b.branch_id
+                                       and x.status in ('applied', 'nothing'))) then
+    begin
+      select * into prep from gnomon.merge_prepare(source, target, tables, false, true);
+      if prep.direct_updates + prep.direct_deletes = 0 then
+        -- nothing written directly: the plans are the ordinary ones, merged below
+        planned := true;
+      else
+        if tables is not null then
+          perform gnomon.merge_check_tables(source, target, tables, prep.base, prep.theirs);
+        end if;
+        select count(*) filter (where p.action = 'insert'), count(*) filter (where p.action = 'update'),
+               count(*) filter (where p.action = 'delete'),
+               count(*) filter (where p.action in ('conflict', 'delete_vs_update', 'update_vs_delete'))
+          into n_ins, n_upd, n_del, n_conf
+          from pg_temp.gnomon_merge_plan p;
+        if n_conf > 0 then
+          -- (caught below: the direct writes are undone and the merge planned whole, which records the conflicts)
+          raise exception using errcode = 'GN035', message = 'a key left to plan after the direct writes conflicts';
+        end if;
+        if n_ins + n_upd + n_del > 0 then
+          replanned := gnomon.merge_apply(prep.source_id, prep.target_id, prep.base, prep.theirs);
+          if replanned then
+            select count(*) filter (where p.action = 'insert'), count(*) filter (where p.action = 'update'),
+                   count(*) filter (where p.action = 'delete')
+              into n_ins, n_upd, n_del
+              from pg_temp.gnomon_merge_plan p;
+          end if;
+        end if;
+        insert into gnomon.merge (source_name, target_name, source_id, target_id, base, theirs, status, adds, modifications, deletes,
+                                  conflicts, merge_xid)
+        values (source, target, prep.source_id, prep.target_id, prep.base, prep.theirs, 'applied',
+                n_ins, n_upd + prep.direct_updates, n_del + prep.direct_deletes, 0, pg_current_xact_id())
+        returning * into m;
+        return m;
+      end if;
+    exception when sqlstate 'GN035' then
+      -- a conflict among the keys planned after the direct writes (at once, or re-planned): undone; planned whole below
+      planned := false;
+    end;
+  end if;
+  if not planned then
+    -- (ours is kept in the plan only where a conflict reports it: the writes on main join the row version the plan
+    -- read by key and xmin, and a branch's plan keeps it anyway)
+    select * into prep from gnomon.merge_prepare(source, target, tables, false);
+  end if;
   if tables is not null and not dry_run then
-    select string_agg(format('%I.%I', t.schema_name, t.table_name), ', ' order by t.table_id) into detail
-      from gnomon.tracked_table t
-     where not t.table_id = any (select (gnomon.tracked(x)).table_id from unnest(tables) x)
-       and ((prep.base).main_snap is null or pg_visible_in_snapshot(t.track_xid, (prep.base).main_snap))
-       and ((prep.theirs).main_snap is null or pg_visible_in_snapshot(t.track_xid, (prep.theirs).main_snap))
-       and gnomon.point_has_changes(t, prep.base, prep.theirs);
-    if detail is not null then
-      raise exception using errcode = 'GN060',
-        message = format('merging only %s of %s into %s would leave %s''s changes to %s behind: the next merge of the pair starts after this one',
-                         array_to_string(tables, ', '), source, target, source, detail),
-        hint = 'Merge every table (tables => null), or name those too; a dry run (dry_run => true) may name any tables.';
-    end if;
-    detail := null;
+    perform gnomon.merge_check_tables(source, target, tables, prep.base, prep.theirs);
   end if;
   for attempt in 1 .. 3 loop
     -- the plan's counts, in one pass

@@ -63,10 +63,13 @@ import io.gnomon.sql.internal.generated.routines.Merge;
 import io.gnomon.sql.internal.generated.routines.MergeApply;
 import io.gnomon.sql.internal.generated.routines.MergeBase;
 import io.gnomon.sql.internal.generated.routines.MergeBuildObject;
+import io.gnomon.sql.internal.generated.routines.MergeCheckTables;
 import io.gnomon.sql.internal.generated.routines.MergeCounterResolve;
 import io.gnomon.sql.internal.generated.routines.MergeCounterTypmod;
 import io.gnomon.sql.internal.generated.routines.MergeCustomResolve;
+import io.gnomon.sql.internal.generated.routines.MergeDirectTable;
 import io.gnomon.sql.internal.generated.routines.MergeExtreme;
+import io.gnomon.sql.internal.generated.routines.MergeInexactColumns;
 import io.gnomon.sql.internal.generated.routines.MergeJsonAt;
 import io.gnomon.sql.internal.generated.routines.MergeJsonCheck;
 import io.gnomon.sql.internal.generated.routines.MergeJsonResolve;
@@ -80,6 +83,7 @@ import io.gnomon.sql.internal.generated.routines.MergeTextLines;
 import io.gnomon.sql.internal.generated.routines.MergeTextResolve;
 import io.gnomon.sql.internal.generated.routines.MergeTextSide;
 import io.gnomon.sql.internal.generated.routines.MergeUnionResolve;
+import io.gnomon.sql.internal.generated.routines.MergeXminVisibleSql;
 import io.gnomon.sql.internal.generated.routines.ObjectName;
 import io.gnomon.sql.internal.generated.routines.OlderSnapshot;
 import io.gnomon.sql.internal.generated.routines.ParentPoint;
@@ -2005,6 +2009,27 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.merge_check_tables</code>
+     */
+    public static void mergeCheckTables(
+          Configuration configuration
+        , String source
+        , String target
+        , String[] tables
+        , PointRecord base
+        , PointRecord theirs
+    ) {
+        MergeCheckTables p = new MergeCheckTables();
+        p.setSource(source);
+        p.setTarget(target);
+        p.setTables(tables);
+        p.setBase(base);
+        p.setTheirs(theirs);
+
+        p.execute(configuration);
+    }
+
+    /**
      * @deprecated Unknown data type. Parameter type or return type is unknown.
      * If this is a qualified, user-defined type, it may have been excluded from
      * code generation. If this is a built-in type, you can define an explicit
@@ -2103,6 +2128,30 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.merge_direct_table</code>
+     */
+    public static MergeDirectTable mergeDirectTable(
+          Configuration configuration
+        , TrackedTableRecord tt
+        , Integer sourceId
+        , PointRecord base
+        , PointRecord theirs
+        , PointRecord ours
+        , Boolean allOurs
+    ) {
+        MergeDirectTable p = new MergeDirectTable();
+        p.setTt(tt);
+        p.setSourceId(sourceId);
+        p.setBase(base);
+        p.setTheirs(theirs);
+        p.setOurs(ours);
+        p.setAllOurs(allOurs);
+
+        p.execute(configuration);
+        return p;
+    }
+
+    /**
      * @deprecated Unknown data type. Parameter type or return type is unknown.
      * If this is a qualified, user-defined type, it may have been excluded from
      * code generation. If this is a built-in type, you can define an explicit
@@ -2126,6 +2175,44 @@ public class Routines {
 
         p.execute(configuration);
         return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_inexact_columns</code>
+     */
+    public static String[] mergeInexactColumns(
+          Configuration configuration
+        , TrackedTableRecord tt
+    ) {
+        MergeInexactColumns f = new MergeInexactColumns();
+        f.setTt(tt);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.merge_inexact_columns</code> as a field.
+     */
+    public static Field<String[]> mergeInexactColumns(
+          TrackedTableRecord tt
+    ) {
+        MergeInexactColumns f = new MergeInexactColumns();
+        f.setTt(tt);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.merge_inexact_columns</code> as a field.
+     */
+    public static Field<String[]> mergeInexactColumns(
+          Field<TrackedTableRecord> tt
+    ) {
+        MergeInexactColumns f = new MergeInexactColumns();
+        f.setTt(tt);
+
+        return f.asField();
     }
 
     /**
@@ -2319,6 +2406,7 @@ public class Routines {
         , PointRecord ours
         , Long[] replan
         , Boolean allOurs
+        , String keysSql
     ) {
         MergePlanTable p = new MergePlanTable();
         p.setTt(tt);
@@ -2329,6 +2417,7 @@ public class Routines {
         p.setOurs(ours);
         p.setReplan(replan);
         p.setAllOurs(allOurs);
+        p.setKeysSql(keysSql);
 
         p.execute(configuration);
         return p;
@@ -2343,12 +2432,14 @@ public class Routines {
         , String target
         , String[] tables
         , Boolean allOurs
+        , Boolean direct
     ) {
         MergePrepare p = new MergePrepare();
         p.setSource(source);
         p.setTarget(target);
         p.setTables(tables);
         p.setAllOurs(allOurs);
+        p.setDirect(direct);
 
         p.execute(configuration);
         return p;
@@ -2597,6 +2688,56 @@ public class Routines {
 
         p.execute(configuration);
         return p;
+    }
+
+    /**
+     * Call <code>gnomon.merge_xmin_visible_sql</code>
+     */
+    public static String mergeXminVisibleSql(
+          Configuration configuration
+        , String xminSql
+        , String cSql
+        , String snapSql
+    ) {
+        MergeXminVisibleSql f = new MergeXminVisibleSql();
+        f.setXminSql(xminSql);
+        f.setCSql(cSql);
+        f.setSnapSql(snapSql);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.merge_xmin_visible_sql</code> as a field.
+     */
+    public static Field<String> mergeXminVisibleSql(
+          String xminSql
+        , String cSql
+        , String snapSql
+    ) {
+        MergeXminVisibleSql f = new MergeXminVisibleSql();
+        f.setXminSql(xminSql);
+        f.setCSql(cSql);
+        f.setSnapSql(snapSql);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.merge_xmin_visible_sql</code> as a field.
+     */
+    public static Field<String> mergeXminVisibleSql(
+          Field<String> xminSql
+        , Field<String> cSql
+        , Field<String> snapSql
+    ) {
+        MergeXminVisibleSql f = new MergeXminVisibleSql();
+        f.setXminSql(xminSql);
+        f.setCSql(cSql);
+        f.setSnapSql(snapSql);
+
+        return f.asField();
     }
 
     /**

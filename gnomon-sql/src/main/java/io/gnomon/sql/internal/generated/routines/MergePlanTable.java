@@ -66,6 +66,11 @@ public class MergePlanTable extends AbstractRoutine<java.lang.Void> {
     public static final Parameter<Boolean> ALL_OURS = Internal.createParameter("all_ours", SQLDataType.BOOLEAN.defaultValue(DSL.field(DSL.raw("true"), SQLDataType.BOOLEAN)), true, false);
 
     /**
+     * The parameter <code>gnomon.merge_plan_table.keys_sql</code>.
+     */
+    public static final Parameter<String> KEYS_SQL = Internal.createParameter("keys_sql", SQLDataType.CLOB.defaultValue(DSL.field(DSL.raw("NULL::text"), SQLDataType.CLOB)), true, false);
+
+    /**
      * The parameter <code>gnomon.merge_plan_table.planned</code>.
      */
     public static final Parameter<Long[]> PLANNED = Internal.createParameter("planned", SQLDataType.BIGINT.array(), false, false);
@@ -89,6 +94,7 @@ public class MergePlanTable extends AbstractRoutine<java.lang.Void> {
         addInParameter(OURS);
         addInParameter(REPLAN);
         addInParameter(ALL_OURS);
+        addInParameter(KEYS_SQL);
         addOutParameter(PLANNED);
         addOutParameter(CONFLICTS);
     }
@@ -147,6 +153,13 @@ public class MergePlanTable extends AbstractRoutine<java.lang.Void> {
      */
     public void setAllOurs(Boolean value) {
         setValue(ALL_OURS, value);
+    }
+
+    /**
+     * Set the <code>keys_sql</code> parameter IN value to the routine
+     */
+    public void setKeysSql(String value) {
+        setValue(KEYS_SQL, value);
     }
 
     /**

@@ -44,6 +44,11 @@ public class MergePrepare extends AbstractRoutine<java.lang.Void> {
     public static final Parameter<Boolean> ALL_OURS = Internal.createParameter("all_ours", SQLDataType.BOOLEAN.defaultValue(DSL.field(DSL.raw("true"), SQLDataType.BOOLEAN)), true, false);
 
     /**
+     * The parameter <code>gnomon.merge_prepare.direct</code>.
+     */
+    public static final Parameter<Boolean> DIRECT = Internal.createParameter("direct", SQLDataType.BOOLEAN.defaultValue(DSL.field(DSL.raw("false"), SQLDataType.BOOLEAN)), true, false);
+
+    /**
      * The parameter <code>gnomon.merge_prepare.source_id</code>.
      */
     public static final Parameter<Integer> SOURCE_ID = Internal.createParameter("source_id", SQLDataType.INTEGER, false, false);
@@ -64,6 +69,16 @@ public class MergePrepare extends AbstractRoutine<java.lang.Void> {
     public static final Parameter<PointRecord> THEIRS = Internal.createParameter("theirs", Point.POINT.getDataType(), false, false);
 
     /**
+     * The parameter <code>gnomon.merge_prepare.direct_updates</code>.
+     */
+    public static final Parameter<Long> DIRECT_UPDATES = Internal.createParameter("direct_updates", SQLDataType.BIGINT, false, false);
+
+    /**
+     * The parameter <code>gnomon.merge_prepare.direct_deletes</code>.
+     */
+    public static final Parameter<Long> DIRECT_DELETES = Internal.createParameter("direct_deletes", SQLDataType.BIGINT, false, false);
+
+    /**
      * Create a new routine call instance
      */
     public MergePrepare() {
@@ -73,10 +88,13 @@ public class MergePrepare extends AbstractRoutine<java.lang.Void> {
         addInParameter(TARGET);
         addInParameter(TABLES);
         addInParameter(ALL_OURS);
+        addInParameter(DIRECT);
         addOutParameter(SOURCE_ID);
         addOutParameter(TARGET_ID);
         addOutParameter(BASE);
         addOutParameter(THEIRS);
+        addOutParameter(DIRECT_UPDATES);
+        addOutParameter(DIRECT_DELETES);
     }
 
     /**
@@ -108,6 +126,13 @@ public class MergePrepare extends AbstractRoutine<java.lang.Void> {
     }
 
     /**
+     * Set the <code>direct</code> parameter IN value to the routine
+     */
+    public void setDirect(Boolean value) {
+        setValue(DIRECT, value);
+    }
+
+    /**
      * Get the <code>source_id</code> parameter OUT value from the routine
      */
     public Integer getSourceId() {
@@ -133,5 +158,19 @@ public class MergePrepare extends AbstractRoutine<java.lang.Void> {
      */
     public PointRecord getTheirs() {
         return get(THEIRS);
+    }
+
+    /**
+     * Get the <code>direct_updates</code> parameter OUT value from the routine
+     */
+    public Long getDirectUpdates() {
+        return get(DIRECT_UPDATES);
+    }
+
+    /**
+     * Get the <code>direct_deletes</code> parameter OUT value from the routine
+     */
+    public Long getDirectDeletes() {
+        return get(DIRECT_DELETES);
     }
 }
