@@ -82,8 +82,21 @@ class SettingsIT extends GnomonIT {
   }
 
   @Test
+  void mergeDirectMustBeABoolean() throws Exception {
+    sql("create table sm (id int primary key, v int)", "insert into sm values (1, 1)");
+    gnomon().track("sm");
+    sql("select gnomon.branch_create('smb')");
+    onBranch("smb", "update sm set v = 2 where id = 1");
+    refused("gnomon.merge_direct", "banana", "on or off", "select gnomon.merge('smb', 'main')");
+    assertEquals("1", one("select v from sm where id = 1"));
+    assertEquals(null, withSetting("gnomon.merge_direct", "off", "select gnomon.merge('smb', 'main')"));
+    assertEquals("2", one("select v from sm where id = 1"));
+  }
+
+  @Test
   void theListNamesEverySettingGnomonReads() throws Exception {
-    assertEquals("gnomon.feed_batches=on,gnomon.history_partition_rows=10000000,gnomon.tick_retention=7 days",
+    assertEquals("gnomon.feed_batches=on,gnomon.history_partition_rows=10000000,gnomon.merge_direct=on,"
+        + "gnomon.tick_retention=7 days",
         one("select string_agg(name || '=' || gnomon.setting(name), ',' order by name) from gnomon.settings()"));
     SQLException e = withSetting("gnomon.tick_retention", "1 day", "select gnomon.setting('gnomon.nonsense')");
     assertEquals("GN021", e == null ? null : e.getSQLState());

@@ -75,7 +75,9 @@ language sql immutable parallel safe as $$
          ('gnomon.tick_retention', '7 days', 'an interval longer than zero, such as ''30 days''',
           'gnomon.maintain() deletes ticks older than this that no change-feed consumer needs'),
          ('gnomon.feed_batches', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
-          'gnomon.feed_read() uses the kept batch orders (gnomon.feed_batch); off chooses every page by a scan')
+          'gnomon.feed_read() uses the kept batch orders (gnomon.feed_batch); off chooses every page by a scan'),
+         ('gnomon.merge_direct', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
+          'gnomon.merge() writes a branch''s first merge into main directly where main left the keys unchanged; off plans every key')
 $$;
 comment on function gnomon.settings() is
   'The settings Gnomon reads (gnomon.*), each with its default, what it accepts and what it does.';
@@ -113,6 +115,7 @@ begin
             when 'gnomon.history_partition_rows' then v::bigint >= 1
             when 'gnomon.tick_retention' then v::interval > interval '0'
             when 'gnomon.feed_batches' then v::boolean is not null
+            when 'gnomon.merge_direct' then v::boolean is not null
           end;
   exception when data_exception then
     ok := false;

@@ -987,7 +987,7 @@ begin
   -- (only a branch of main with no merge of the pair yet can take the direct path: merge_prepare checks the points;
   -- the others skip the attempt and its subtransaction)
   if not dry_run and target = 'main' and source is distinct from 'main'
-     and coalesce(current_setting('gnomon.merge_direct', true), '') <> 'off'
+     and gnomon.setting('gnomon.merge_direct')::boolean
      and exists (select 1 from gnomon.branch b
                   where b.branch_name = source and cardinality(b.chain) = 1
                     and not exists (select 1 from gnomon.merge x
