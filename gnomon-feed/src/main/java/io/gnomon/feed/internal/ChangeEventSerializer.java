@@ -104,6 +104,13 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
       throws IOException {
     g.writeFieldName(field);
     if (raw) {
+      EventAccess access = EventAccess.get();
+      JsonText text = field == BEFORE ? access.beforeText(e) : field == AFTER ? access.afterText(e)
+          : access.keyText(e);
+      if (text != null) {
+        g.writeRawValue(text); // a UTF-8 generator copies the bytes the database sent
+        return;
+      }
       String json = field == BEFORE ? e.beforeJson() : field == AFTER ? e.afterJson() : e.keyJson();
       if (json == null) {
         g.writeNull();
