@@ -238,9 +238,23 @@ final class FeedMetrics {
         }
       }, FeedRunnerConfig.defaults());
     }
+    ClusterCpu cluster = ClusterCpu.of(run.pg());
+    long server0 = cluster.serverMicros().orElse(-1);
+    long jvm0 = ClusterCpu.jvmMicros();
+    long t00 = System.nanoTime();
     try {
       Pgbench.Result r = run.pgbench().script(FeedSetup.DB, "feed_update", WriteMetrics.UPDATE_SCRIPT, 1,
           run.sizes().updateSeconds(), Map.of(), Map.of());
+      // what the run cost the machine: the whole cluster (pgbench's backend, the ticker's, the consumer's) and this
+      // JVM (the consumer's thread, the ticker, JIT and GC), per second of pgbench's run
+      double wall = (System.nanoTime() - t00) / 1e9;
+      long server1 = cluster.serverMicros().orElse(-1);
+      long jvm1 = ClusterCpu.jvmMicros();
+      log.log("  cpu during the run (%.1f s, load %.1f): cluster %.2f CPU-s, this JVM %.2f CPU-s; per transaction"
+              + " %.0f us in the cluster, %.0f us in the JVM", wall, Machine.load(),
+          server0 < 0 || server1 < 0 ? Double.NaN : (server1 - server0) / 1e6, (jvm1 - jvm0) / 1e6,
+          server0 < 0 || server1 < 0 ? Double.NaN : (server1 - server0) / (double) Math.max(1, r.transactions()),
+          (jvm1 - jvm0) / (double) Math.max(1, r.transactions()));
       if (runner != null) {
         long handled = runner.eventsHandled();
         // after the measurement: how long the consumer takes to deliver the rest (a tick, then pages)
