@@ -49,6 +49,8 @@ public final class ChangeEvent {
   private final long xid;
   private final long vid;
   private final String branch;
+  // the position's text form when it is the id (events read from a page), else null (made on demand)
+  private final String positionText;
 
   /**
    * An event with parsed images.
@@ -85,12 +87,12 @@ public final class ChangeEvent {
       JsonNode key, JsonNode before, JsonNode after, FeedPosition position, long tick, Instant tickAt, long xid,
       long vid, String branch) {
     this(id, op, relation, database, schema, table, Image.of(Objects.requireNonNull(key, "key")), Image.of(before),
-        Image.of(after), position, tick, tickAt, xid, vid, branch);
+        Image.of(after), position, tick, tickAt, xid, vid, branch, null);
   }
 
   private ChangeEvent(String id, Operation op, String relation, String database, String schema, String table,
       Image key, Image before, Image after, FeedPosition position, long tick, Instant tickAt, long xid, long vid,
-      String branch) {
+      String branch, String positionText) {
     this.id = Objects.requireNonNull(id, "id");
     this.op = Objects.requireNonNull(op, "op");
     this.relation = Objects.requireNonNull(relation, "relation");
@@ -106,6 +108,7 @@ public final class ChangeEvent {
     this.xid = xid;
     this.vid = vid;
     this.branch = Objects.requireNonNull(branch, "branch");
+    this.positionText = positionText;
   }
 
   /**
@@ -129,7 +132,7 @@ public final class ChangeEvent {
     Objects.requireNonNull(reader, "reader");
     return new ChangeEvent(id, op, relation, database, schema, table, Image.of(JsonText.of(keyJson), reader),
         Image.of(JsonText.of(beforeJson), reader), Image.of(JsonText.of(afterJson), reader), position, tick, tickAt,
-        xid, vid, branch);
+        xid, vid, branch, null);
   }
 
   /** The event's stable id: its position for a change, {@code v1:r:<table>:<key>} for a backfill row. */
@@ -310,8 +313,15 @@ public final class ChangeEvent {
         long vid, String branch, ObjectReader reader) {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(reader, "reader");
+      assert id.equals(position.toString()) : id + " is not the text of " + position;
       return new ChangeEvent(id, op, relation, database, schema, table, Image.of(key, reader),
-          Image.of(before, reader), Image.of(after, reader), position, tick, tickAt, xid, vid, branch);
+          Image.of(before, reader), Image.of(after, reader), position, tick, tickAt, xid, vid, branch,
+          id);
+    }
+
+    @Override
+    public String positionText(ChangeEvent e) {
+      return e.positionText != null ? e.positionText : e.position.toString();
     }
 
     @Override

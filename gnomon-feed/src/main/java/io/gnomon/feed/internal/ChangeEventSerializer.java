@@ -83,7 +83,7 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
     number(g, TX_ID, read, e.xid());
     number(g, TICK, read, e.tick());
     number(g, VID, read, e.vid());
-    string(g, POSITION, e.position().toString());
+    string(g, POSITION, EventAccess.get().positionText(e));
     g.writeEndObject();
     image(g, KEY, raw, e);
     g.writeEndObject();

@@ -38,10 +38,16 @@ public abstract class EventAccess {
     return a;
   }
 
-  /** An event of a change whose key and images are JSON texts (parsed with {@code reader} when asked for trees). */
+  /**
+   * An event of a change whose key and images are JSON texts (parsed with {@code reader} when asked for trees); its
+   * {@code id} is its position's text form, exactly as {@code gnomon.feed_read} writes it.
+   */
   public abstract ChangeEvent event(String id, Operation op, String relation, String database, String schema,
       String table, JsonText key, JsonText before, JsonText after, FeedPosition position, long tick, Instant tickAt,
       long xid, long vid, String branch, ObjectReader reader);
+
+  /** {@code e.position().toString()}, without making it again for an event read from a page. */
+  public abstract String positionText(ChangeEvent e);
 
   /** The key as JSON text, or null when the event holds it only as a tree. */
   public abstract JsonText keyText(ChangeEvent e);
