@@ -207,7 +207,9 @@ final class FeedMetrics {
    * tracked_update_with_feed_consumer_vs_without: pgbench single-row UPDATE tps (1 client) on the tracked table with
    * the ticker running, while a {@link FeedRunner} (default configuration: pages of 1,000, images, each event to
    * JSON, in this JVM on the same two cores) drains continuously, against the same without a consumer. Many short
-   * pairs in alternating order, a checkpoint before each run: the machine's other load drifts over tens of seconds.
+   * pairs in alternating order, after one unmeasured run with a consumer (the JIT's compilations), a checkpoint and a
+   * garbage collection before each run: the machine's other load drifts over tens of seconds. Each run logs the CPU
+   * the whole cluster and this JVM used, per transaction: what the consumer costs, apart from the other load.
    */
   Metric updateWithConsumer(ObjectMapper mapper) {
     FeedRun.Sizes sizes = run.sizes();
@@ -216,6 +218,9 @@ final class FeedMetrics {
       int[] n = {0};
       DoubleSupplier with = () -> updateTps(true, "live_" + n[0]++, mapper);
       DoubleSupplier without = () -> updateTps(false, null, mapper);
+      // one unmeasured run with a consumer first: the JIT compiles the runner's paths (and pgbench's table warms)
+      // there, not in the first measured pair
+      log.log("update 1c with a consumer, warm-up (not measured): %.0f tps", with.getAsDouble());
       List<double[]> runs = Paired.alternate(sizes.updatePairs(), with, without);
       return Metric.paired("tracked_update_with_feed_consumer_vs_without", "tps", runs, Target.atLeast(0.95),
           "pgbench -M prepared, 1 client, " + sizes.updatePairs() + " pairs of " + sizes.updateSeconds()
@@ -228,6 +233,8 @@ final class FeedMetrics {
   private double updateTps(boolean withConsumer, String name, ObjectMapper mapper) {
     Feed feed = run.feed();
     Db.exec(run.c(), "checkpoint");
+    // the previous run's garbage is collected now, not during this run (on the same two cores as pgbench)
+    System.gc();
     FeedRunner runner = null;
     AtomicLong bytes = new AtomicLong();
     if (withConsumer) {

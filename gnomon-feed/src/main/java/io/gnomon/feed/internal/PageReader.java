@@ -122,7 +122,7 @@ public final class PageReader {
           // connection's encoding, UTF-8): no String per image
           events.add(access.event(id, Operation.of(op), relation, database, names[0], names[1],
               JsonText.ofUtf8(rs.getBytes(9)), JsonText.ofUtf8(rs.getBytes(10)), JsonText.ofUtf8(rs.getBytes(11)),
-              position, tick, tickAt, Long.parseLong(rs.getString(4)), rs.getLong(6), branches.of(rs.getBytes(12)),
+              position, tick, tickAt, rs.getLong(4), rs.getLong(6), branches.of(rs.getBytes(12)),
               json));
         }
       }
