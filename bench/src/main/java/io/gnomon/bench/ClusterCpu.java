@@ -59,6 +59,26 @@ final class ClusterCpu {
     return OptionalLong.of(ticks * MICROS_PER_TICK);
   }
 
+  /** CPU microseconds so far of each live process of the cluster (postmaster's children), by pid. */
+  java.util.Map<Long, Long> perProcessMicros() {
+    java.util.Map<Long, Long> out = new java.util.HashMap<>();
+    if (postmaster < 0) {
+      return out;
+    }
+    try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+      procs.map(p -> p.getFileName().toString()).filter(n -> n.chars().allMatch(Character::isDigit))
+          .forEach(n -> {
+            String[] f = stat(Long.parseLong(n));
+            if (f != null && Long.parseLong(f[1]) == postmaster) {
+              out.put(Long.parseLong(n), (Long.parseLong(f[11]) + Long.parseLong(f[12])) * MICROS_PER_TICK);
+            }
+          });
+    } catch (IOException | RuntimeException e) {
+      // unreadable: an empty map
+    }
+    return out;
+  }
+
   /** CPU microseconds this JVM has used so far, every thread. */
   static long jvmMicros() {
     java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();

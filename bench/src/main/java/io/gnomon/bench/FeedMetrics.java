@@ -247,6 +247,7 @@ final class FeedMetrics {
     }
     ClusterCpu cluster = ClusterCpu.of(run.pg());
     long server0 = cluster.serverMicros().orElse(-1);
+    Map<Long, Long> procs0 = cluster.perProcessMicros();
     long jvm0 = ClusterCpu.jvmMicros();
     long t00 = System.nanoTime();
     try {
@@ -264,6 +265,23 @@ final class FeedMetrics {
           (jvm1 - jvm0) / (double) Math.max(1, r.transactions()));
       if (runner != null) {
         long handled = runner.eventsHandled();
+        // the consumer's own backend: a process of the cluster alive now that was not there, or used the most CPU of
+        // those that were, apart from pgbench's (gone by now) and the ticker's (on both sides)
+        Map<Long, Long> procs1 = cluster.perProcessMicros();
+        long top = 0;
+        long second = 0;
+        for (Map.Entry<Long, Long> p : procs1.entrySet()) {
+          long d = p.getValue() - procs0.getOrDefault(p.getKey(), 0L);
+          if (d > top) {
+            second = top;
+            top = d;
+          } else if (d > second) {
+            second = d;
+          }
+        }
+        log.log("  busiest live processes of the cluster during the run: %.2f and %.2f CPU-s (the consumer's backend"
+                + " is one of them: %.1f us per event handled at most)", top / 1e6, second / 1e6,
+            top / (double) Math.max(1, handled));
         // after the measurement: how long the consumer takes to deliver the rest (a tick, then pages)
         long t0 = System.nanoTime();
         while (runner.eventsHandled() < r.transactions() && System.nanoTime() - t0 < 30_000_000_000L
