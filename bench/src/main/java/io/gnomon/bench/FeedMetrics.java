@@ -232,6 +232,9 @@ final class FeedMetrics {
 
   private double updateTps(boolean withConsumer, String name, ObjectMapper mapper) {
     Feed feed = run.feed();
+    // the runner's feed on a data source that remembers its connection's backend, whose CPU is logged
+    PidDataSource consumerSource = new PidDataSource(run.pg().dataSource(FeedSetup.DB));
+    Feed consumerFeed = Feed.open(consumerSource);
     Db.exec(run.c(), "checkpoint");
     // the previous run's garbage is collected now, not during this run (on the same two cores as pgbench)
     System.gc();
@@ -239,7 +242,7 @@ final class FeedMetrics {
     AtomicLong bytes = new AtomicLong();
     if (withConsumer) {
       feed.register(name, List.of(FeedSetup.TRACKED), FeedStart.now(), true);
-      runner = feed.start(name, page -> {
+      runner = consumerFeed.start(name, page -> {
         for (ChangeEvent e : page.events()) {
           bytes.addAndGet(mapper.writeValueAsBytes(e).length);
         }
@@ -265,23 +268,13 @@ final class FeedMetrics {
           (jvm1 - jvm0) / (double) Math.max(1, r.transactions()));
       if (runner != null) {
         long handled = runner.eventsHandled();
-        // the consumer's own backend: a process of the cluster alive now that was not there, or used the most CPU of
-        // those that were, apart from pgbench's (gone by now) and the ticker's (on both sides)
+        // the consumer's own backend (its runner's connection)
         Map<Long, Long> procs1 = cluster.perProcessMicros();
-        long top = 0;
-        long second = 0;
-        for (Map.Entry<Long, Long> p : procs1.entrySet()) {
-          long d = p.getValue() - procs0.getOrDefault(p.getKey(), 0L);
-          if (d > top) {
-            second = top;
-            top = d;
-          } else if (d > second) {
-            second = d;
-          }
-        }
-        log.log("  busiest live processes of the cluster during the run: %.2f and %.2f CPU-s (the consumer's backend"
-                + " is one of them: %.1f us per event handled at most)", top / 1e6, second / 1e6,
-            top / (double) Math.max(1, handled));
+        long pid = consumerSource.pid();
+        long consumerCpu = procs1.getOrDefault(pid, -1L) - procs0.getOrDefault(pid, 0L);
+        log.log("  the consumer's backend during the run: %.2f CPU-s, %.1f us per event handled (%,d events, %,d"
+                + " pages)", consumerCpu / 1e6, consumerCpu / (double) Math.max(1, handled), handled,
+            runner.pagesHandled());
         // after the measurement: how long the consumer takes to deliver the rest (a tick, then pages)
         long t0 = System.nanoTime();
         while (runner.eventsHandled() < r.transactions() && System.nanoTime() - t0 < 30_000_000_000L
