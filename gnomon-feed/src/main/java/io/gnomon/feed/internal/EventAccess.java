@@ -16,6 +16,9 @@ public abstract class EventAccess {
 
   /** For {@code ChangeEvent}'s class initialiser only: a second call fails. */
   protected EventAccess() {
+    if (getClass().getEnclosingClass() != ChangeEvent.class) {
+      throw new IllegalStateException("EventAccess is implemented by ChangeEvent only");
+    }
     synchronized (EventAccess.class) {
       if (instance != null) {
         throw new IllegalStateException("EventAccess is installed once, by ChangeEvent");
