@@ -207,16 +207,31 @@ final class FeedMetrics {
    * tracked_update_with_feed_consumer_vs_without: pgbench single-row UPDATE tps (1 client) on the tracked table with
    * the ticker running, while a {@link FeedRunner} (default configuration: pages of 1,000, images, each event to
    * JSON, in this JVM on the same two cores) drains continuously, against the same without a consumer. Many short
-   * pairs in alternating order, a checkpoint before each run: the machine's other load drifts over tens of seconds.
+   * pairs in alternating order, after one unmeasured run with a consumer (the JIT's compilations), a checkpoint and a
+   * garbage collection before each run: the machine's other load drifts over tens of seconds. Each run logs the CPU
+   * the whole cluster and this JVM used, per transaction: what the consumer costs, apart from the other load.
    */
   Metric updateWithConsumer(ObjectMapper mapper) {
     FeedRun.Sizes sizes = run.sizes();
     try (Gnomon gnomon = Gnomon.open(run.pg().dataSource(FeedSetup.DB))) {
       gnomon.startTicker();
-      int[] n = {0};
-      DoubleSupplier with = () -> updateTps(true, "live_" + n[0]++, mapper);
+      // one consumer for every run with a consumer, registered once: before each such run it is moved to the last
+      // tick (the other side's writes are not its work), so each run measures a consumer keeping up with the writes.
+      // A consumer registered afresh per run read its first batch, which its start coordinate cuts into, by a scan
+      // per page (three to four times a kept-order page), and that was most of what the runs measured.
+      String live = "live";
+      run.feed().register(live, List.of(FeedSetup.TRACKED), FeedStart.now(), true);
+      DoubleSupplier with = () -> updateTps(true, live, mapper);
       DoubleSupplier without = () -> updateTps(false, null, mapper);
-      List<double[]> runs = Paired.alternate(sizes.updatePairs(), with, without);
+      // one unmeasured run with a consumer first: the JIT compiles the runner's paths (and pgbench's table warms)
+      // there, not in the first measured pair
+      log.log("update 1c with a consumer, warm-up (not measured): %.0f tps", with.getAsDouble());
+      List<double[]> runs;
+      try {
+        runs = Paired.alternate(sizes.updatePairs(), with, without);
+      } finally {
+        run.feed().unregister(live);
+      }
       return Metric.paired("tracked_update_with_feed_consumer_vs_without", "tps", runs, Target.atLeast(0.95),
           "pgbench -M prepared, 1 client, " + sizes.updatePairs() + " pairs of " + sizes.updateSeconds()
               + " s runs, single-row UPDATE of a random aid on the tracked table, ticker every 1 s on both sides;"
@@ -226,23 +241,50 @@ final class FeedMetrics {
   }
 
   private double updateTps(boolean withConsumer, String name, ObjectMapper mapper) {
-    Feed feed = run.feed();
+    // the runner's feed on a data source that remembers its connection's backend, whose CPU is logged
+    PidDataSource consumerSource = new PidDataSource(run.pg().dataSource(FeedSetup.DB));
+    Feed consumerFeed = Feed.open(consumerSource);
     Db.exec(run.c(), "checkpoint");
+    // the previous run's garbage is collected now, not during this run (on the same two cores as pgbench)
+    System.gc();
     FeedRunner runner = null;
     AtomicLong bytes = new AtomicLong();
     if (withConsumer) {
-      feed.register(name, List.of(FeedSetup.TRACKED), FeedStart.now(), true);
-      runner = feed.start(name, page -> {
+      // caught up to the last tick, without reading what the previous runs wrote
+      Db.exec(run.c(), "select gnomon.feed_ack('" + name + "', format('v1:%s:0:0', gnomon.tick()))");
+      runner = consumerFeed.start(name, page -> {
         for (ChangeEvent e : page.events()) {
           bytes.addAndGet(mapper.writeValueAsBytes(e).length);
         }
       }, FeedRunnerConfig.defaults());
     }
+    ClusterCpu cluster = ClusterCpu.of(run.pg());
+    long server0 = cluster.serverMicros().orElse(-1);
+    Map<Long, Long> procs0 = cluster.perProcessMicros();
+    long jvm0 = ClusterCpu.jvmMicros();
+    long t00 = System.nanoTime();
     try {
       Pgbench.Result r = run.pgbench().script(FeedSetup.DB, "feed_update", WriteMetrics.UPDATE_SCRIPT, 1,
           run.sizes().updateSeconds(), Map.of(), Map.of());
+      // what the run cost the machine: the whole cluster (pgbench's backend, the ticker's, the consumer's) and this
+      // JVM (the consumer's thread, the ticker, JIT and GC), per second of pgbench's run
+      double wall = (System.nanoTime() - t00) / 1e9;
+      long server1 = cluster.serverMicros().orElse(-1);
+      long jvm1 = ClusterCpu.jvmMicros();
+      log.log("  cpu during the run (%.1f s, load %.1f): cluster %.2f CPU-s, this JVM %.2f CPU-s; per transaction"
+              + " %.0f us in the cluster, %.0f us in the JVM", wall, Machine.load(),
+          server0 < 0 || server1 < 0 ? Double.NaN : (server1 - server0) / 1e6, (jvm1 - jvm0) / 1e6,
+          server0 < 0 || server1 < 0 ? Double.NaN : (server1 - server0) / (double) Math.max(1, r.transactions()),
+          (jvm1 - jvm0) / (double) Math.max(1, r.transactions()));
       if (runner != null) {
         long handled = runner.eventsHandled();
+        // the consumer's own backend (its runner's connection)
+        Map<Long, Long> procs1 = cluster.perProcessMicros();
+        long pid = consumerSource.pid();
+        long consumerCpu = procs1.getOrDefault(pid, -1L) - procs0.getOrDefault(pid, 0L);
+        log.log("  the consumer's backend during the run: %.2f CPU-s, %.1f us per event handled (%,d events, %,d"
+                + " pages)", consumerCpu / 1e6, consumerCpu / (double) Math.max(1, handled), handled,
+            runner.pagesHandled());
         // after the measurement: how long the consumer takes to deliver the rest (a tick, then pages)
         long t0 = System.nanoTime();
         while (runner.eventsHandled() < r.transactions() && System.nanoTime() - t0 < 30_000_000_000L
@@ -264,7 +306,6 @@ final class FeedMetrics {
           Throwable failure = runner.failure().get();
           throw new IllegalStateException("the feed consumer failed: " + failure, failure);
         }
-        feed.unregister(name);
       }
     }
   }

@@ -1,11 +1,13 @@
 package io.gnomon.feed;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import io.gnomon.feed.internal.ChangeEventSerializer;
+import io.gnomon.feed.internal.EventAccess;
+import io.gnomon.feed.internal.JsonText;
 import io.gnomon.internal.Jdbc;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -28,6 +30,10 @@ public final class ChangeEvent {
   /** The {@link #branch()} of a change made on the tables themselves. */
   public static final String MAIN = "main";
 
+  static {
+    new Access(); // installs itself as the module's EventAccess
+  }
+
   private final String id;
   private final Operation op;
   private final String relation;
@@ -43,6 +49,8 @@ public final class ChangeEvent {
   private final long xid;
   private final long vid;
   private final String branch;
+  // the position's text form when it is the id (events read from a page), else null (made on demand)
+  private final String positionText;
 
   /**
    * An event with parsed images.
@@ -79,12 +87,12 @@ public final class ChangeEvent {
       JsonNode key, JsonNode before, JsonNode after, FeedPosition position, long tick, Instant tickAt, long xid,
       long vid, String branch) {
     this(id, op, relation, database, schema, table, Image.of(Objects.requireNonNull(key, "key")), Image.of(before),
-        Image.of(after), position, tick, tickAt, xid, vid, branch);
+        Image.of(after), position, tick, tickAt, xid, vid, branch, null);
   }
 
   private ChangeEvent(String id, Operation op, String relation, String database, String schema, String table,
       Image key, Image before, Image after, FeedPosition position, long tick, Instant tickAt, long xid, long vid,
-      String branch) {
+      String branch, String positionText) {
     this.id = Objects.requireNonNull(id, "id");
     this.op = Objects.requireNonNull(op, "op");
     this.relation = Objects.requireNonNull(relation, "relation");
@@ -100,6 +108,7 @@ public final class ChangeEvent {
     this.xid = xid;
     this.vid = vid;
     this.branch = Objects.requireNonNull(branch, "branch");
+    this.positionText = positionText;
   }
 
   /**
@@ -121,8 +130,9 @@ public final class ChangeEvent {
       Instant tickAt, long xid, long vid, String branch, ObjectReader reader) {
     Objects.requireNonNull(keyJson, "keyJson");
     Objects.requireNonNull(reader, "reader");
-    return new ChangeEvent(id, op, relation, database, schema, table, Image.of(keyJson, reader),
-        Image.of(beforeJson, reader), Image.of(afterJson, reader), position, tick, tickAt, xid, vid, branch);
+    return new ChangeEvent(id, op, relation, database, schema, table, Image.of(JsonText.of(keyJson), reader),
+        Image.of(JsonText.of(beforeJson), reader), Image.of(JsonText.of(afterJson), reader), position, tick, tickAt,
+        xid, vid, branch, null);
   }
 
   /** The event's stable id: its position for a change, {@code v1:r:<table>:<key>} for a backfill row. */
@@ -254,11 +264,11 @@ public final class ChangeEvent {
 
   /** A row image: JSON text, a parsed tree, or both (the tree parsed from the text on first use). */
   private static final class Image {
-    private final String json;
+    private final JsonText json;
     private final ObjectReader reader;
     private volatile JsonNode tree;
 
-    private Image(String json, ObjectReader reader, JsonNode tree) {
+    private Image(JsonText json, ObjectReader reader, JsonNode tree) {
       this.json = json;
       this.reader = reader;
       this.tree = tree;
@@ -268,7 +278,7 @@ public final class ChangeEvent {
       return tree == null ? null : new Image(null, null, tree);
     }
 
-    static Image of(String json, ObjectReader reader) {
+    static Image of(JsonText json, ObjectReader reader) {
       return json == null ? null : new Image(json, reader, null);
     }
 
@@ -276,9 +286,9 @@ public final class ChangeEvent {
       JsonNode t = tree;
       if (t == null) {
         try {
-          t = reader.readTree(json);
-        } catch (JsonProcessingException e) {
-          throw Jdbc.failure("the database returned JSON that Jackson cannot parse: " + e.getOriginalMessage(), e);
+          t = reader.readTree(json.utf8());
+        } catch (IOException e) {
+          throw Jdbc.failure("the database returned JSON that Jackson cannot parse: " + e.getMessage(), e);
         }
         tree = t;
       }
@@ -286,7 +296,47 @@ public final class ChangeEvent {
     }
 
     String json() {
-      return json != null ? json : tree.toString();
+      return json != null ? json.getValue() : tree.toString();
+    }
+
+    /** The text, or null for an image made of a tree. */
+    JsonText text() {
+      return json;
+    }
+  }
+
+  /** The module's internal access (EventAccess): events made of JSON text, and their texts. */
+  private static final class Access extends EventAccess {
+    @Override
+    public ChangeEvent event(String id, Operation op, String relation, String database, String schema, String table,
+        JsonText key, JsonText before, JsonText after, FeedPosition position, long tick, Instant tickAt, long xid,
+        long vid, String branch, ObjectReader reader) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(reader, "reader");
+      assert id.equals(position.toString()) : id + " is not the text of " + position;
+      return new ChangeEvent(id, op, relation, database, schema, table, Image.of(key, reader),
+          Image.of(before, reader), Image.of(after, reader), position, tick, tickAt, xid, vid, branch,
+          id);
+    }
+
+    @Override
+    public String positionText(ChangeEvent e) {
+      return e.positionText != null ? e.positionText : e.position.toString();
+    }
+
+    @Override
+    public JsonText keyText(ChangeEvent e) {
+      return e.key.text();
+    }
+
+    @Override
+    public JsonText beforeText(ChangeEvent e) {
+      return e.before == null ? null : e.before.text();
+    }
+
+    @Override
+    public JsonText afterText(ChangeEvent e) {
+      return e.after == null ? null : e.after.text();
     }
   }
 }

@@ -56,16 +56,19 @@ public record FeedPosition(long tick, long txnKey, long vid) implements Comparab
     if (text == null || !text.startsWith(PREFIX)) {
       throw malformed(text, "it must start with \"" + PREFIX + "\"");
     }
-    String[] parts = text.substring(PREFIX.length()).split(":", -1);
-    if (parts.length != 3) {
-      throw malformed(text, "it must have the form v1:tick:txnKey:vid");
-    }
+    // three numbers separated by ':' after the prefix, scanned in place (called for every event a page reads)
     long[] n = new long[3];
+    int from = PREFIX.length();
     for (int i = 0; i < 3; i++) {
-      n[i] = number(parts[i]);
-      if (n[i] < 0) {
-        throw malformed(text, "\"" + parts[i] + "\" is not a number of 1 to 18 digits");
+      int end = i < 2 ? text.indexOf(':', from) : text.length();
+      if (end < 0 || (i == 2 && text.indexOf(':', from) >= 0)) {
+        throw malformed(text, "it must have the form v1:tick:txnKey:vid");
       }
+      n[i] = number(text, from, end);
+      if (n[i] < 0) {
+        throw malformed(text, "\"" + text.substring(from, end) + "\" is not a number of 1 to 18 digits");
+      }
+      from = end + 1;
     }
     try {
       return new FeedPosition(n[0], n[1], n[2]);
@@ -75,13 +78,13 @@ public record FeedPosition(long tick, long txnKey, long vid) implements Comparab
   }
 
   /** A number of 1 to 18 ASCII digits, else -1 (no regular expression: a page parses one position per event). */
-  private static long number(String s) {
-    int length = s.length();
+  private static long number(String s, int from, int end) {
+    int length = end - from;
     if (length < 1 || length > 18) {
       return -1;
     }
     long n = 0;
-    for (int i = 0; i < length; i++) {
+    for (int i = from; i < end; i++) {
       char ch = s.charAt(i);
       if (ch < '0' || ch > '9') {
         return -1;

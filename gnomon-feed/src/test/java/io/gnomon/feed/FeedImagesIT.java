@@ -124,4 +124,38 @@ class FeedImagesIT extends FeedTestBase {
         () -> sql("select gnomon.feed_ack('cas', '" + to + "', '" + from + "')"));
     assertEquals("40001", e.getSQLState());
   }
+
+  @Test
+  void imagesAreTheServersTextByteForByteInEventsAndEnvelopes() throws Exception {
+    // non-ASCII text (two-, three- and four-byte UTF-8), escapes, and a TOASTed value: the consumer keeps the bytes
+    // pgjdbc received and copies them into the envelope, so both must be the server's own row_to_json text
+    trackedTable("utf");
+    feed().register("utf", List.of("public.utf"));
+    sql("insert into utf values (1, 'caf\u00e9 \u20ac \ud83d\ude00 \"q\" \\\\ tab\t'),"
+        + " (2, repeat('\u00e9\ud83d\ude00x', 40000))");
+    sql("update utf set v = v || '\u2603' where id = 1");
+    tick();
+    Map<String, String> live = new HashMap<>();
+    for (String row : column("select id || '|' || row_to_json(u)::text from utf u")) {
+      String[] p = row.split("\\|", 2);
+      live.put(p[0], p[1]);
+    }
+    List<ChangeEvent> events = drain("utf", 100);
+    assertEquals(3, events.size(), events.toString());
+    ChangeEvent update = events.get(2);
+    assertEquals(live.get("1"), update.afterJson());
+    assertEquals(events.get(0).afterJson(), update.beforeJson());
+    assertEquals(live.get("2"), events.get(1).afterJson());
+    assertEquals(120_000, events.get(1).after().get("v").asText().codePointCount(0,
+        events.get(1).after().get("v").asText().length()));
+    for (ChangeEvent e : events) {
+      byte[] bytes = mapper.writeValueAsBytes(e);
+      String text = mapper.writeValueAsString(e);
+      assertEquals(text, new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+      JsonNode envelope = mapper.readTree(bytes);
+      assertEquals(e.after(), envelope.get("after"));
+      assertEquals(e.key(), envelope.get("key"));
+      assertTrue(text.contains("\"after\":" + e.afterJson() + ","), text.length() > 300 ? text.substring(0, 300) : text);
+    }
+  }
 }

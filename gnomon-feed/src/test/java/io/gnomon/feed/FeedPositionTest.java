@@ -43,7 +43,8 @@ class FeedPositionTest {
   @Test
   void refusesWhatIsNotAPosition() {
     for (String bad : new String[] {null, "", "42", "v1:", "v1:1:2", "v0:1:0:0", "v1:1:0:0:0", "v1:+1:0:0",
-        "v1:1e3:0:0", "v1:1:0:7", "v1:1:7:0", "v1:9999999999999999999:0:0"}) {
+        "v1:1e3:0:0", "v1:1:0:7", "v1:1:7:0", "v1:9999999999999999999:0:0", "v1:1:2:3:", "v1::1:1",
+        "v1:1::1", "v1:1:2:", ":v1:1:2:3", "v1:1:2:3 "}) {
       InvalidPositionException e = assertThrows(InvalidPositionException.class, () -> FeedPosition.parse(bad));
       assertEquals("GN033", e.sqlState());
       assertTrue(e.getMessage().contains("malformed feed position"), e.getMessage());

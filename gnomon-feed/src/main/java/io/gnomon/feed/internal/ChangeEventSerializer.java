@@ -83,7 +83,7 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
     number(g, TX_ID, read, e.xid());
     number(g, TICK, read, e.tick());
     number(g, VID, read, e.vid());
-    string(g, POSITION, e.position().toString());
+    string(g, POSITION, EventAccess.get().positionText(e));
     g.writeEndObject();
     image(g, KEY, raw, e);
     g.writeEndObject();
@@ -104,6 +104,13 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
       throws IOException {
     g.writeFieldName(field);
     if (raw) {
+      EventAccess access = EventAccess.get();
+      JsonText text = field == BEFORE ? access.beforeText(e) : field == AFTER ? access.afterText(e)
+          : access.keyText(e);
+      if (text != null) {
+        g.writeRawValue(text); // a UTF-8 generator copies the bytes the database sent
+        return;
+      }
       String json = field == BEFORE ? e.beforeJson() : field == AFTER ? e.afterJson() : e.keyJson();
       if (json == null) {
         g.writeNull();

@@ -11,6 +11,7 @@ import io.gnomon.feed.FeedPage;
 import io.gnomon.feed.FeedPosition;
 import io.gnomon.feed.Operation;
 import io.gnomon.internal.Jdbc;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,19 +20,20 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reads pages with {@code gnomon.feed_read} and turns its rows into {@link ChangeEvent}s holding the JSON text
- * of keys and row images, parsed on demand with the caller's {@link ObjectMapper} (numbers kept exact: {@code
+ * of keys and row images as the UTF-8 bytes the driver received (never decoded into strings unless asked for; the
+ * envelope copies the bytes), parsed on demand with the caller's {@link ObjectMapper} (numbers kept exact: {@code
  * 100.00} stays {@code 100.00}); heartbeat rows are folded into the page's position. Thread-safe.
  */
 public final class PageReader {
   private static final String COLUMNS =
-      "select event_position, tick_id, tick_at, xid::text, txn_key, vid, table_name, op, key::text, before::text,"
-          + " after::text, branch";
+      "select event_position, tick_id, tick_at, xid::text, txn_key, vid, table_name, op, key, before, after, branch";
   private static final String READ = COLUMNS + " from gnomon.feed_read(?, ?)";
   private static final String READ_AFTER = COLUMNS + " from gnomon.feed_read(?, ?, ?)";
 
@@ -97,6 +99,9 @@ public final class PageReader {
 
     /** Adds the rows of {@code rs}, which has feed_read's columns. */
     void add(Connection c, ResultSet rs) throws SQLException {
+      EventAccess access = EventAccess.get();
+      Names relations = new Names();
+      Names branches = new Names();
       while (rs.next()) {
         String id = rs.getString(1);
         position = FeedPosition.parse(id);
@@ -111,13 +116,33 @@ public final class PageReader {
             tick = t;
             tickAt = rs.getObject(3, OffsetDateTime.class).toInstant();
           }
-          String relation = rs.getString(7);
+          String relation = relations.of(rs.getBytes(7));
           String[] names = names(c, relation);
-          events.add(ChangeEvent.ofJson(id, Operation.of(op), relation, database, names[0], names[1],
-              rs.getString(9), rs.getString(10), rs.getString(11), position, tick, tickAt,
-              Long.parseLong(rs.getString(4)), rs.getLong(6), rs.getString(12), json));
+          // the key and images as the bytes the driver received (pgjdbc returns a text column's raw bytes, in the
+          // connection's encoding, UTF-8): no String per image
+          events.add(access.event(id, Operation.of(op), relation, database, names[0], names[1],
+              JsonText.ofUtf8(rs.getBytes(9)), JsonText.ofUtf8(rs.getBytes(10)), JsonText.ofUtf8(rs.getBytes(11)),
+              position, tick, tickAt, rs.getLong(4), rs.getLong(6), branches.of(rs.getBytes(12)),
+              json));
         }
       }
+    }
+  }
+
+  /** Decodes a column's text once while it repeats from row to row (a page's table and branch names). */
+  private static final class Names {
+    private byte[] last;
+    private String name;
+
+    String of(byte[] utf8) {
+      if (utf8 == null) {
+        return null;
+      }
+      if (last == null || !Arrays.equals(last, utf8)) {
+        last = utf8;
+        name = new String(utf8, StandardCharsets.UTF_8);
+      }
+      return name;
     }
   }
 
