@@ -1,6 +1,6 @@
 package io.gnomon;
 
-import java.io.PrintWriter;
+import io.gnomon.sql.internal.ConnectingDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -8,7 +8,6 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -18,7 +17,7 @@ import javax.sql.DataSource;
  * defaults; session settings ({@code set ...}, {@code set_config(..., false)}) are not reset, as no pool does. It
  * reuses its physical connections in LIFO order, so a test with one borrower at a time gets the same session back.
  */
-final class TestPool implements DataSource, AutoCloseable {
+final class TestPool extends ConnectingDataSource implements AutoCloseable {
   private final DataSource target;
   private final boolean autoCommit;
   private final Deque<Connection> idle = new ArrayDeque<>();
@@ -108,36 +107,5 @@ final class TestPool implements DataSource, AutoCloseable {
   @Override
   public Connection getConnection(String username, String password) throws SQLException {
     throw new SQLFeatureNotSupportedException();
-  }
-
-  @Override
-  public PrintWriter getLogWriter() {
-    return null;
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) {}
-
-  @Override
-  public void setLoginTimeout(int seconds) {}
-
-  @Override
-  public int getLoginTimeout() {
-    return 0;
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    throw new SQLFeatureNotSupportedException();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    throw new SQLException("not a wrapper");
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) {
-    return false;
   }
 }

@@ -1,13 +1,12 @@
 package io.gnomon.feed;
 
-import java.io.PrintWriter;
+import io.gnomon.sql.internal.ConnectingDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -15,7 +14,7 @@ import javax.sql.DataSource;
  * on a handed-out connection returns it (rolled back, autocommit on, READ COMMITTED) for reuse. Broken connections are
  * dropped. Opening a connection costs tens of milliseconds on a busy machine; reusing one costs nothing.
  */
-final class ReusingDataSource implements DataSource, AutoCloseable {
+final class ReusingDataSource extends ConnectingDataSource implements AutoCloseable {
   private final DataSource target;
   private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
 
@@ -103,36 +102,5 @@ final class ReusingDataSource implements DataSource, AutoCloseable {
   @Override
   public Connection getConnection(String username, String password) throws SQLException {
     throw new SQLFeatureNotSupportedException("the test pool connects as the data source it wraps");
-  }
-
-  @Override
-  public PrintWriter getLogWriter() {
-    return null;
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) {}
-
-  @Override
-  public void setLoginTimeout(int seconds) {}
-
-  @Override
-  public int getLoginTimeout() {
-    return 0;
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    throw new SQLFeatureNotSupportedException();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    throw new SQLException("not a wrapper");
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) {
-    return false;
   }
 }

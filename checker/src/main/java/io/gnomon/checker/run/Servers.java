@@ -1,14 +1,12 @@
 package io.gnomon.checker.run;
 
+import io.gnomon.sql.internal.ConnectingDataSource;
 import io.gnomon.testkit.PgCapability;
 import io.gnomon.testkit.PgCluster;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -107,7 +105,7 @@ public final class Servers {
 
   /** A data source that always connects to the current primary, for the ticker and the feed consumer. */
   public DataSource dataSource() {
-    return new DataSource() {
+    return new ConnectingDataSource() {
       @Override
       public Connection getConnection() throws SQLException {
         return connect();
@@ -116,37 +114,6 @@ public final class Servers {
       @Override
       public Connection getConnection(String user, String password) throws SQLException {
         return connect();
-      }
-
-      @Override
-      public PrintWriter getLogWriter() {
-        return null;
-      }
-
-      @Override
-      public void setLogWriter(PrintWriter out) {}
-
-      @Override
-      public void setLoginTimeout(int seconds) {}
-
-      @Override
-      public int getLoginTimeout() {
-        return 0;
-      }
-
-      @Override
-      public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
-      }
-
-      @Override
-      public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper");
-      }
-
-      @Override
-      public boolean isWrapperFor(Class<?> iface) {
-        return false;
       }
     };
   }

@@ -1,14 +1,10 @@
 package io.gnomon.sql.internal;
 
-import java.io.PrintWriter;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.SQLFeatureNotSupportedException;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /** A data source that hands out one caller-owned connection, whose {@code close()} it ignores. */
-public final class SingleConnectionDataSource implements DataSource {
+public final class SingleConnectionDataSource extends ConnectingDataSource {
   private final Connection connection;
 
   /** Wraps the caller's connection; the caller keeps it and closes it. */
@@ -40,36 +36,5 @@ public final class SingleConnectionDataSource implements DataSource {
   @Override
   public Connection getConnection(String user, String password) {
     return getConnection();
-  }
-
-  @Override
-  public PrintWriter getLogWriter() {
-    return null;
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) {}
-
-  @Override
-  public void setLoginTimeout(int seconds) {}
-
-  @Override
-  public int getLoginTimeout() {
-    return 0;
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    throw new SQLFeatureNotSupportedException();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws java.sql.SQLException {
-    throw new java.sql.SQLException("not a wrapper");
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) {
-    return false;
   }
 }

@@ -1,0 +1,53 @@
+package io.gnomon.sql.internal;
+
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * The part of a {@link DataSource} that Gnomon's own data sources share: no log writer, no login timeout, not a
+ * wrapper. A subclass says how it gets a connection; one for other credentials is refused unless it says otherwise.
+ */
+public abstract class ConnectingDataSource implements DataSource {
+  @Override
+  public abstract Connection getConnection() throws SQLException;
+
+  @Override
+  public Connection getConnection(String user, String password) throws SQLException {
+    throw new SQLFeatureNotSupportedException(getClass().getSimpleName() + " connects only as it was configured to");
+  }
+
+  @Override
+  public PrintWriter getLogWriter() {
+    return null;
+  }
+
+  @Override
+  public void setLogWriter(PrintWriter out) {}
+
+  @Override
+  public void setLoginTimeout(int seconds) {}
+
+  @Override
+  public int getLoginTimeout() {
+    return 0;
+  }
+
+  @Override
+  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+    throw new SQLFeatureNotSupportedException();
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    throw new SQLException("not a wrapper");
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> iface) {
+    return false;
+  }
+}
