@@ -1,8 +1,6 @@
 package io.gnomon;
 
 import io.gnomon.sql.internal.ConnectingDataSource;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -47,38 +45,7 @@ final class TestPool extends ConnectingDataSource implements AutoCloseable {
     }
     real.setAutoCommit(autoCommit);
     real.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-    return lend(real);
-  }
-
-  private Connection lend(Connection real) {
-    boolean[] closed = {false};
-    return (Connection) Proxy.newProxyInstance(
-        Connection.class.getClassLoader(),
-        new Class<?>[] {Connection.class},
-        (proxy, method, args) -> {
-          switch (method.getName()) {
-            case "close" -> {
-              if (!closed[0]) {
-                closed[0] = true;
-                giveBack(real);
-              }
-              return null;
-            }
-            case "isClosed" -> {
-              return closed[0] || real.isClosed();
-            }
-            default -> {
-              if (closed[0]) {
-                throw new SQLException("connection is closed");
-              }
-              try {
-                return method.invoke(real, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            }
-          }
-        });
+    return lend(real, this::giveBack);
   }
 
   private void giveBack(Connection real) throws SQLException {

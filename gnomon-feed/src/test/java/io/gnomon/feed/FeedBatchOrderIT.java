@@ -25,18 +25,24 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(300)
 class FeedBatchOrderIT extends FeedTestBase {
-  private static final String COLUMNS =
+  /** The columns of gnomon.feed_read these tests compare, as text. */
+  static final String COLUMNS =
       "event_position, tick_id, xid::text, txn_key, vid, table_name, op, key::text, before::text, after::text, branch";
+
+  /** The two tracked tables interleaveWrites writes (a single and a composite key); returns their names. */
+  static List<String> trackTables(FeedTestBase test) throws java.sql.SQLException {
+    test.sql("create table bo_a (id integer primary key, v text not null)",
+        "create table bo_b (k1 integer, k2 text, n integer, primary key (k1, k2))",
+        "select gnomon.track('public.bo_a')", "select gnomon.track('public.bo_b')");
+    return List.of("public.bo_a", "public.bo_b");
+  }
 
   @Test
   void keptBatchOrdersChooseThePagesAScanChooses() throws Exception {
     long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
     System.out.println("FeedBatchOrderIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
     Random random = new Random(seed);
-    sql("create table bo_a (id integer primary key, v text not null)",
-        "create table bo_b (k1 integer, k2 text, n integer, primary key (k1, k2))",
-        "select gnomon.track('public.bo_a')", "select gnomon.track('public.bo_b')");
-    List<String> tables = List.of("public.bo_a", "public.bo_b");
+    List<String> tables = trackTables(this);
     for (String name : List.of("early_on", "early_off")) {
       feed().register(name, tables, FeedStart.now(), true);
     }

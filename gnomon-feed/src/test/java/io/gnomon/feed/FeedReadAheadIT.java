@@ -26,18 +26,13 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(300)
 class FeedReadAheadIT extends FeedTestBase {
-  private static final String COLUMNS =
-      "event_position, tick_id, xid::text, txn_key, vid, table_name, op, key::text, before::text, after::text, branch";
 
   @Test
   void pagesReadAheadAreThePagesReadAfterEachAcknowledgement() throws Exception {
     long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
     System.out.println("FeedReadAheadIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
     Random random = new Random(seed);
-    sql("create table bo_a (id integer primary key, v text not null)",
-        "create table bo_b (k1 integer, k2 text, n integer, primary key (k1, k2))",
-        "select gnomon.track('public.bo_a')", "select gnomon.track('public.bo_b')");
-    List<String> tables = List.of("public.bo_a", "public.bo_b");
+    List<String> tables = FeedBatchOrderIT.trackTables(this);
     for (String name : List.of("early_ahead", "early_acked", "java_ahead", "java_acked")) {
       feed().register(name, tables, FeedStart.now(), true);
     }
@@ -155,7 +150,7 @@ class FeedReadAheadIT extends FeedTestBase {
   /** A page through gnomon.feed_read (after a position when one is given), each row as text; not acknowledged. */
   private static List<String> page(Connection c, String consumer, int pageSize, String after) throws SQLException {
     List<String> rows = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement("select " + COLUMNS + " from gnomon.feed_read(?, ?, ?)")) {
+    try (PreparedStatement ps = c.prepareStatement("select " + FeedBatchOrderIT.COLUMNS + " from gnomon.feed_read(?, ?, ?)")) {
       ps.setString(1, consumer);
       ps.setInt(2, pageSize);
       ps.setString(3, after);

@@ -1,8 +1,6 @@
 package io.gnomon.feed;
 
 import io.gnomon.sql.internal.ConnectingDataSource;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -27,42 +25,11 @@ final class ReusingDataSource extends ConnectingDataSource implements AutoClosea
     Connection c;
     while ((c = idle.pollFirst()) != null) {
       if (c.isValid(5)) {
-        return lend(c);
+        return lend(c, this::giveBack);
       }
       c.close();
     }
-    return lend(target.getConnection());
-  }
-
-  private Connection lend(Connection real) {
-    boolean[] closed = {false};
-    return (Connection) Proxy.newProxyInstance(
-        Connection.class.getClassLoader(),
-        new Class<?>[] {Connection.class},
-        (proxy, method, args) -> {
-          switch (method.getName()) {
-            case "close" -> {
-              if (!closed[0]) {
-                closed[0] = true;
-                giveBack(real);
-              }
-              return null;
-            }
-            case "isClosed" -> {
-              return closed[0] || real.isClosed();
-            }
-            default -> {
-              if (closed[0]) {
-                throw new SQLException("connection is closed");
-              }
-              try {
-                return method.invoke(real, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            }
-          }
-        });
+    return lend(target.getConnection(), this::giveBack);
   }
 
   private void giveBack(Connection real) {

@@ -1,6 +1,8 @@
 package io.gnomon.sql.internal;
 
 import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -12,6 +14,47 @@ import javax.sql.DataSource;
  * wrapper. A subclass says how it gets a connection; one for other credentials is refused unless it says otherwise.
  */
 public abstract class ConnectingDataSource implements DataSource {
+  /** What a pool does with a connection its borrower closed. */
+  @FunctionalInterface
+  protected interface GiveBack {
+    void giveBack(Connection real) throws SQLException;
+  }
+
+  /**
+   * A pool's loan of {@code real}: closing it gives {@code real} back (once), and after that it says it is closed and
+   * refuses every other call, as a pooled connection does.
+   */
+  protected static Connection lend(Connection real, GiveBack giveBack) {
+    boolean[] closed = {false};
+    return (Connection) Proxy.newProxyInstance(
+        Connection.class.getClassLoader(),
+        new Class<?>[] {Connection.class},
+        (proxy, method, args) -> {
+          switch (method.getName()) {
+            case "close" -> {
+              if (!closed[0]) {
+                closed[0] = true;
+                giveBack.giveBack(real);
+              }
+              return null;
+            }
+            case "isClosed" -> {
+              return closed[0] || real.isClosed();
+            }
+            default -> {
+              if (closed[0]) {
+                throw new SQLException("connection is closed");
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            }
+          }
+        });
+  }
+
   @Override
   public abstract Connection getConnection() throws SQLException;
 

@@ -969,6 +969,19 @@ comment on function gnomon.merge_check_tables(text, text, text[], gnomon.point, 
 -- subtransaction): the keys whose row on main is unchanged since the base are written at once without a plan, the
 -- others planned and written as above; when any of those conflicts, that attempt is rolled back and the merge
 -- planned whole as before, so a merge with conflicts still writes nothing and records every conflict.
+-- The rows the session's merge plan (pg_temp.gnomon_merge_plan) adds, modifies and deletes: what gnomon.merge records
+-- after merge_apply re-planned rows that changed during its writes.
+create or replace function gnomon.merge_plan_counts(out adds bigint, out modifications bigint, out deletes bigint)
+language plpgsql stable as $$
+begin
+  select count(*) filter (where p.action = 'insert'), count(*) filter (where p.action = 'update'),
+         count(*) filter (where p.action = 'delete')
+    into adds, modifications, deletes
+    from pg_temp.gnomon_merge_plan p;
+end $$;
+comment on function gnomon.merge_plan_counts() is
+  'Internal: the inserts, updates and deletes of the session''s merge plan (pg_temp.gnomon_merge_plan).';
+
 create or replace function gnomon.merge(source text, target text, dry_run boolean default false, tables text[] default null)
 returns gnomon.merge language plpgsql as $$
 declare
@@ -1014,10 +1027,7 @@ begin
         if n_ins + n_upd + n_del > 0 then
           replanned := gnomon.merge_apply(prep.source_id, prep.target_id, prep.base, prep.theirs);
           if replanned then
-            select count(*) filter (where p.action = 'insert'), count(*) filter (where p.action = 'update'),
-                   count(*) filter (where p.action = 'delete')
-              into n_ins, n_upd, n_del
-              from pg_temp.gnomon_merge_plan p;
+            select * into n_ins, n_upd, n_del from gnomon.merge_plan_counts();
           end if;
         end if;
         insert into gnomon.merge (source_name, target_name, source_id, target_id, base, theirs, status, adds, modifications, deletes,
@@ -1070,10 +1080,7 @@ begin
     begin
       replanned := gnomon.merge_apply(prep.source_id, prep.target_id, prep.base, prep.theirs);
       if replanned then
-        select count(*) filter (where p.action = 'insert'), count(*) filter (where p.action = 'update'),
-               count(*) filter (where p.action = 'delete')
-          into n_ins, n_upd, n_del
-          from pg_temp.gnomon_merge_plan p;
+        select * into n_ins, n_upd, n_del from gnomon.merge_plan_counts();
       end if;
       insert into gnomon.merge (source_name, target_name, source_id, target_id, base, theirs, status, adds, modifications, deletes,
                                 conflicts, merge_xid)

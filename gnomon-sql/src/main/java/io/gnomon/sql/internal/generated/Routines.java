@@ -74,6 +74,7 @@ import io.gnomon.sql.internal.generated.routines.MergeJsonAt;
 import io.gnomon.sql.internal.generated.routines.MergeJsonCheck;
 import io.gnomon.sql.internal.generated.routines.MergeJsonResolve;
 import io.gnomon.sql.internal.generated.routines.MergeMultiset;
+import io.gnomon.sql.internal.generated.routines.MergePlanCounts;
 import io.gnomon.sql.internal.generated.routines.MergePlanTable;
 import io.gnomon.sql.internal.generated.routines.MergePrepare;
 import io.gnomon.sql.internal.generated.routines.MergeReadSql;
@@ -2391,6 +2392,18 @@ public class Routines {
         f.setTheirs(theirs);
 
         return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.merge_plan_counts</code>
+     */
+    public static MergePlanCounts mergePlanCounts(
+          Configuration configuration
+    ) {
+        MergePlanCounts p = new MergePlanCounts();
+
+        p.execute(configuration);
+        return p;
     }
 
     /**
