@@ -84,7 +84,7 @@ class FeedBatchOrderIT extends FeedTestBase {
           events += kept.size();
         }
       }
-      assertTrue(events > 30 && pages >= 3, "seed " + seed + ": " + pair[0] + " read " + events + " events");
+      assertTrue(events >= 10 && pages >= 3, "seed " + seed + ": " + pair[0] + " read " + events + " events");
     }
     assertTrue(Integer.parseInt(one("select count(*) from gnomon.feed_batch where branch_id = 0")) > 3,
         "seed " + seed + ": pages on main were chosen from kept batch orders");

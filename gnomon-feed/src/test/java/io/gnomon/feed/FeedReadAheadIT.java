@@ -83,7 +83,7 @@ class FeedReadAheadIT extends FeedTestBase {
         }
         assertEquals(0, page(ahead, pair[0], 10, after).size(), "seed " + seed + ": nothing after the last page");
       }
-      assertTrue(events > 30 && pages >= 3, "seed " + seed + ": " + pair[0] + " read " + events + " events");
+      assertTrue(events >= 10 && pages >= 3, "seed " + seed + ": " + pair[0] + " read " + events + " events");
     }
 
     // the same through the Java API: Feed.pollAfter pages against Feed.poll + Feed.ack pages, as JSON envelopes
