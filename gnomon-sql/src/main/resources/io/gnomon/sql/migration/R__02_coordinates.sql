@@ -152,6 +152,9 @@ begin
   select gnomon.incarnation(), pg_snapshot_xmax(k.snapshot) from gnomon.tick k where k.tick_id = id
   on conflict (incarnation) do update
     set anchor_xmax = greatest(i.anchor_xmax, excluded.anchor_xmax), last_seen = clock_timestamp();
+  -- after the tick's snapshot: the feed's consumers find the versions up to it through the histories' BRIN indexes,
+  -- which see only summarized ranges
+  perform gnomon.feed_summarize();
   return id;
 end $$;
 comment on function gnomon.tick() is 'Records a tick (a coordinate and its wall-clock time) and returns its id. Call it every second from the Java ticker, cron or pg_cron.';

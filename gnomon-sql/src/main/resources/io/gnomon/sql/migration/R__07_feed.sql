@@ -308,6 +308,68 @@ begin
 end $$;
 comment on function gnomon.install_branch_changes(integer) is 'Internal: (re)creates a tracked table''s change-feed sources for branch writes, gnomon_t.<t>_bchanges and gnomon_t.<t>_bpage.';
 
+-- The new BRIN ranges of the open history partitions of the tables a feed consumer follows, summarized: a range is
+-- summarized when autovacuum comes by (once a minute at best; its queue of requests overflows at bulk rates), and
+-- until then the BRIN returns it for every condition, so a live consumer's batch and page scans read every range
+-- written since. gnomon.tick() calls this once a tick: about five new ranges a second at 3,000 single-row writes a
+-- second. Never waits: a partition another session is vacuuming, summarizing or rolling (SHARE UPDATE EXCLUSIVE) is
+-- left for the next tick; nor fails the tick when its owner may not summarize. Returns the ranges summarized.
+-- (Summarizing the range the writers are filling makes each of its next versions update the range's summary in
+-- place, as in every summarized range: one index tuple rewritten per version until the range is full.)
+create or replace function gnomon.feed_summarize() returns integer
+language plpgsql as $$
+declare
+  r record;
+  n integer := 0;
+begin
+  for r in
+    select format('gnomon_t.%I', p.relname) as part, format('gnomon_t.%I', ic.relname) as idx
+      from gnomon.tracked_table tt
+      join pg_inherits h on h.inhparent = to_regclass(format('gnomon_t.%I', tt.history_table))
+      join pg_class p on p.oid = h.inhrelid
+      join pg_index i on i.indrelid = p.oid
+      join pg_class ic on ic.oid = i.indexrelid
+      join pg_am am on am.oid = ic.relam
+     where am.amname = 'brin' and pg_get_expr(p.relpartbound, p.oid) like '%TO (MAXVALUE)'
+       and exists (select from gnomon.consumer k where tt.table_id = any (k.table_ids) and k.expired_at is null)
+  loop
+    begin
+      execute format('lock table %s in share update exclusive mode nowait', r.part);
+      n := n + brin_summarize_new_values(r.idx::regclass);
+    exception when lock_not_available or insufficient_privilege then
+      null;  -- the next tick tries again; meanwhile the BRIN still finds every version, reading more ranges
+    end;
+  end loop;
+  return n;
+end $$;
+comment on function gnomon.feed_summarize() is
+  'Internal: summarizes the new BRIN ranges of the open history partitions that feed consumers read (called by gnomon.tick()); returns how many.';
+
+-- Kept batch orders are written once and read a few times: stored uncompressed (pglz took 15-20 ms of CPU per batch
+-- of 3,000 transactions, the five arrays' compression, where writing them out of line takes about 1 ms).
+alter table gnomon.feed_batch alter column txn_xid set storage external, alter column txn_key set storage external,
+  alter column txn_upto set storage external, alter column xid_sorted set storage external,
+  alter column key_by_xid set storage external;
+
+-- How the feed's statements over the history are planned: through the BRIN index on g_xid (16 pages per range), which
+-- finds a batch's or a page's versions, always. The planner cannot see that a snapshot range holds few versions, and
+-- a history partition often has no statistics (a new one, or the open one before autovacuum analyzes it): it then
+-- chose a sequential scan of the whole partition for a batch (171,000 rows read to keep none, session 14) or a full
+-- scan of the (key, g_xid) B-tree for a page (no condition on the key: every entry read, for the order of the key
+-- that the page's window wants). Off, for the statements over the history only: sequential and plain index scans
+-- (bitmap scans remain, so the probes by key, of the live table and of the (key, g_xid) index, are bitmap scans of
+-- one row); gnomon.feed_batch_of and gnomon.feed_read by their settings, gnomon.feed_page_plan around its own two (its
+-- lookups of ticks and consumers keep their indexes: index-only scans need enable_indexscan). The BRIN finds only
+-- summarized ranges: gnomon.tick() summarizes the new ranges of the histories consumers follow
+-- (gnomon.feed_summarize), else a live batch's scan read every range written since autovacuum last came by.
+create or replace function gnomon.feed_history_planning(scan_history boolean) returns void
+language sql volatile as $$
+  select set_config('enable_seqscan', case when scan_history then 'off' else 'on' end, true),
+         set_config('enable_indexscan', case when scan_history then 'off' else 'on' end, true)
+$$;
+comment on function gnomon.feed_history_planning(boolean) is
+  'Internal: the planner settings of the change feed''s statements over the history (true: through the BRIN index on g_xid), for the rest of the calling function, which must SET both.';
+
 -- A batch's order for gnomon.feed_read (the gnomon.feed_batch row of a tick, main (0) or a branch, and a set of
 -- tables): read from the catalog, or computed from the consumer's sources without images (q_ids: xid and version key
 -- of the batch's versions, over $1 prev, $2 cur and $3 start) and kept there, when the batch is larger than the page
@@ -318,7 +380,8 @@ comment on function gnomon.install_branch_changes(integer) is 'Internal: (re)cre
 create or replace function gnomon.feed_batch_of(p_tick bigint, p_branch integer, p_ids integer[], prev pg_snapshot,
                                                 cur pg_snapshot, start pg_snapshot, q_ids text, p_page integer)
 returns gnomon.feed_batch
-language plpgsql as $$
+-- (its statement over the history through the BRIN index: see gnomon.feed_history_planning)
+language plpgsql set enable_seqscan = off set enable_indexscan = off as $$
 declare
   fb gnomon.feed_batch;
 begin
@@ -376,8 +439,10 @@ returns table (q text, q_prev pg_snapshot, q_cur pg_snapshot, q_start pg_snapsho
 -- No JIT: a page's queries run in milliseconds, and their probes' costs would otherwise buy 50 ms of compilation.
 -- Memory enough to order a page of 10,000 events with their images without spilling to disk. No nested loops: every
 -- join here is a set of versions against a set of versions, and a row estimate of 1 (the planner cannot see how
--- many versions a snapshot range holds) otherwise turns one into a million comparisons.
-language plpgsql set jit = off set work_mem = '32MB' set enable_nestloop = off as $$
+-- many versions a snapshot range holds) otherwise turns one into a million comparisons. Its lookups of ticks and
+-- consumers by index, its own statements over the history by the BRIN (gnomon.feed_history_planning).
+language plpgsql set jit = off set work_mem = '32MB' set enable_nestloop = off set enable_seqscan = on
+set enable_indexscan = on as $$
 declare
   c gnomon.consumer := gnomon.consumer_row(consumer_name);
   latest bigint;
@@ -513,6 +578,7 @@ begin
       -- consumer's start cuts into, or with gnomon.feed_batches off): one scan grouped by transaction (a hash
       -- aggregate, no sort of the versions), then the transactions after the position ordered by their largest version
       -- key (tkey), taken whole while they fit, or, on an empty page, the first one's first versions (split).
+      perform gnomon.feed_history_planning(true);
       execute format($q$
         with x as materialized (
           select u.xid, max(u.vid) as tkey, count(*) as n, count(*) filter (where u.vid > $5) as n_after
@@ -531,13 +597,16 @@ begin
           from w$q$, q_ids)
         into sx, st, n, to_tkey, split, xid_lo, xid_hi, batch_left
         using prev, cur, c.start_snapshot, tk, v, remaining, emitted;
+      perform gnomon.feed_history_planning(false);
     end if;
     -- the page ends where its last transaction does (its largest version key), or, when it splits one, at its
     -- remaining-th version after the position
     to_vid := to_tkey;
     if split is not null then
+      perform gnomon.feed_history_planning(true);
       execute format('select u.vid from (%s) u where u.xid = $4 and u.vid > $5 order by u.vid offset $6 - 1 limit 1', q_ids)
         into to_vid using prev, cur, c.start_snapshot, split, case when to_tkey = tk then v else 0 end, remaining;
+      perform gnomon.feed_history_planning(false);
     end if;
     if n > 0 then
       -- the page's versions with their images, in order; the last event of a batch taken whole carries the position
@@ -578,7 +647,9 @@ comment on function gnomon.feed_page_plan(text, integer, text) is
 create function gnomon.feed_read(consumer_name text, max_events integer default 1000, read_after text default null)
 returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
                table_name text, op text, key json, before json, after json, branch text)
-language plpgsql set jit = off set work_mem = '32MB' set enable_nestloop = off as $$
+-- (the page statements over the history through the BRIN index: see gnomon.feed_history_planning)
+language plpgsql set jit = off set work_mem = '32MB' set enable_nestloop = off set enable_seqscan = off
+set enable_indexscan = off as $$
 declare
   s record;
 begin
