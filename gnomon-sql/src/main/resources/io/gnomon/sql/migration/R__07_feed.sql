@@ -351,16 +351,18 @@ alter table gnomon.feed_batch alter column txn_xid set storage external, alter c
   alter column txn_upto set storage external, alter column xid_sorted set storage external,
   alter column key_by_xid set storage external;
 
--- How the feed's statements over the history are planned: through the BRIN index on g_xid (16 pages per range), which
--- finds a batch's or a page's versions, always. The planner cannot see that a snapshot range holds few versions, and
--- a history partition often has no statistics (a new one, or the open one before autovacuum analyzes it): it then
--- chose a sequential scan of the whole partition for a batch (171,000 rows read to keep none, session 14) or a full
--- scan of the (key, g_xid) B-tree for a page (no condition on the key: every entry read, for the order of the key
--- that the page's window wants). Off, for the statements over the history only: sequential and plain index scans
--- (bitmap scans remain, so the probes by key, of the live table and of the (key, g_xid) index, are bitmap scans of
--- one row); gnomon.feed_batch_of and gnomon.feed_read by their settings, gnomon.feed_page_plan around its own two (its
--- lookups of ticks and consumers keep their indexes: index-only scans need enable_indexscan). The BRIN finds only
--- summarized ranges: gnomon.tick() summarizes the new ranges of the histories consumers follow
+-- How the feed's statements over the history are planned: the batch's or the page's versions through the BRIN index
+-- on g_xid (16 pages per range). The planner cannot see that a snapshot range holds few versions, and a history
+-- partition often has no statistics (a new one, or the open one before autovacuum analyzes it): it then chose a
+-- sequential scan of the whole partition for a batch (171,000 rows read to keep none, session 14) or, for a page, a
+-- full scan of the (key, g_xid) B-tree (no condition on the key: every entry read, for the key order the page's
+-- window wants). So statements that only scan the history run with sequential and plain index scans off: the
+-- batch's order (gnomon.feed_batch_of) and gnomon.feed_page_plan's own two (gnomon.feed_history_planning around them:
+-- its lookups of ticks and consumers keep their indexes, and index-only scans need enable_indexscan). A page's
+-- statement also probes the live table and the (key, g_xid) index once per event, where an index scan costs less
+-- than a bitmap scan of one row, and with statistics on g_xid the planner takes the BRIN for the page's versions by
+-- itself: gnomon.feed_read turns both off only while a history it reads has none (gnomon.feed_history_unanalyzed).
+-- The BRIN finds only summarized ranges: gnomon.tick() summarizes the new ranges of the histories consumers follow
 -- (gnomon.feed_summarize), else a live batch's scan read every range written since autovacuum last came by.
 create or replace function gnomon.feed_history_planning(scan_history boolean) returns void
 language sql volatile as $$
@@ -369,6 +371,26 @@ language sql volatile as $$
 $$;
 comment on function gnomon.feed_history_planning(boolean) is
   'Internal: the planner settings of the change feed''s statements over the history (true: through the BRIN index on g_xid), for the rest of the calling function, which must SET both.';
+
+-- Whether a history the feed reads for these tables (main's, or the branch writes' with on_branch) has a leaf
+-- partition without statistics on g_xid. As the catalog's owner: pg_statistic says only whether there are any (the
+-- pg_stats view, which any role may read, cost 2 ms a call to plan, a tenth of a page of 1,000); in PL/pgSQL, whose
+-- plan is kept for the session. Planned as catalog lookups (gnomon.feed_read's settings are for the history: under
+-- them, hash joins of the whole of pg_class).
+create or replace function gnomon.feed_history_unanalyzed(table_ids integer[], on_branch boolean) returns boolean
+language plpgsql stable security definer set search_path = pg_catalog, pg_temp set enable_nestloop = on
+set enable_seqscan = on as $$
+begin
+  return exists (
+    select from gnomon.tracked_table tt
+           cross join lateral pg_partition_tree(to_regclass(format('gnomon_t.%I',
+             case when on_branch then gnomon.object_name(tt.base_name, '_bh') else tt.history_table end))) pt
+     where tt.table_id = any (feed_history_unanalyzed.table_ids) and pt.isleaf
+       and not exists (select from pg_statistic s join pg_attribute a on a.attrelid = s.starelid and a.attnum = s.staattnum
+                        where s.starelid = pt.relid and a.attname = 'g_xid'));
+end $$;
+comment on function gnomon.feed_history_unanalyzed(integer[], boolean) is
+  'Internal: whether a history partition the feed reads for these tables has no statistics on g_xid (then gnomon.feed_read plans its pages without index scans).';
 
 -- A batch's order for gnomon.feed_read (the gnomon.feed_batch row of a tick, main (0) or a branch, and a set of
 -- tables): read from the catalog, or computed from the consumer's sources without images (q_ids: xid and version key
@@ -648,11 +670,15 @@ create function gnomon.feed_read(consumer_name text, max_events integer default 
 returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
                table_name text, op text, key json, before json, after json, branch text)
 -- (the page statements over the history through the BRIN index: see gnomon.feed_history_planning)
-language plpgsql set jit = off set work_mem = '32MB' set enable_nestloop = off set enable_seqscan = off
-set enable_indexscan = off as $$
+language plpgsql set jit = off set work_mem = '32MB' set enable_nestloop = off set enable_seqscan = on
+set enable_indexscan = on as $$
 declare
   s record;
 begin
+  if (select gnomon.feed_history_unanalyzed(k.table_ids, k.branch_id is not null) from gnomon.consumer k
+       where k.consumer_name = feed_read.consumer_name) then
+    perform gnomon.feed_history_planning(true);
+  end if;
   for s in select * from gnomon.feed_page_plan(consumer_name, max_events, read_after) loop
     return query execute s.q using s.q_prev, s.q_cur, s.q_start, s.q_sx, s.q_st, s.q_lo, s.q_hi, s.q_tk, s.q_v,
       s.q_to_tkey, s.q_to_vid, s.q_split, s.q_recent, s.q_whole, s.q_cur_id, s.q_t, s.q_cur_at, s.q_parent, s.q_bname;
