@@ -40,9 +40,12 @@ import io.gnomon.sql.internal.generated.routines.DropBranchObjects;
 import io.gnomon.sql.internal.generated.routines.DropCheckpoint;
 import io.gnomon.sql.internal.generated.routines.FeedAck;
 import io.gnomon.sql.internal.generated.routines.FeedBatchOf;
+import io.gnomon.sql.internal.generated.routines.FeedHistoryPlanning;
+import io.gnomon.sql.internal.generated.routines.FeedHistoryUnanalyzed;
 import io.gnomon.sql.internal.generated.routines.FeedKeyJsonSql;
 import io.gnomon.sql.internal.generated.routines.FeedPosition;
 import io.gnomon.sql.internal.generated.routines.FeedRegister;
+import io.gnomon.sql.internal.generated.routines.FeedSummarize;
 import io.gnomon.sql.internal.generated.routines.FeedUnregister;
 import io.gnomon.sql.internal.generated.routines.FindBranch;
 import io.gnomon.sql.internal.generated.routines.FollowTableChange;
@@ -1333,6 +1336,63 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.feed_history_planning</code>
+     */
+    public static void feedHistoryPlanning(
+          Configuration configuration
+        , Boolean scanHistory
+    ) {
+        FeedHistoryPlanning p = new FeedHistoryPlanning();
+        p.setScanHistory(scanHistory);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.feed_history_unanalyzed</code>
+     */
+    public static Boolean feedHistoryUnanalyzed(
+          Configuration configuration
+        , Integer[] tableIds
+        , Boolean onBranch
+    ) {
+        FeedHistoryUnanalyzed f = new FeedHistoryUnanalyzed();
+        f.setTableIds(tableIds);
+        f.setOnBranch(onBranch);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.feed_history_unanalyzed</code> as a field.
+     */
+    public static Field<Boolean> feedHistoryUnanalyzed(
+          Integer[] tableIds
+        , Boolean onBranch
+    ) {
+        FeedHistoryUnanalyzed f = new FeedHistoryUnanalyzed();
+        f.setTableIds(tableIds);
+        f.setOnBranch(onBranch);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.feed_history_unanalyzed</code> as a field.
+     */
+    public static Field<Boolean> feedHistoryUnanalyzed(
+          Field<Integer[]> tableIds
+        , Field<Boolean> onBranch
+    ) {
+        FeedHistoryUnanalyzed f = new FeedHistoryUnanalyzed();
+        f.setTableIds(tableIds);
+        f.setOnBranch(onBranch);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.feed_key_json_sql</code>
      */
     public static String feedKeyJsonSql(
@@ -1472,6 +1532,27 @@ public class Routines {
         f.setWithImages(withImages);
         f.setMaxLag(maxLag);
         f.setBranch(branch);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.feed_summarize</code>
+     */
+    public static Integer feedSummarize(
+          Configuration configuration
+    ) {
+        FeedSummarize f = new FeedSummarize();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.feed_summarize</code> as a field.
+     */
+    public static Field<Integer> feedSummarize() {
+        FeedSummarize f = new FeedSummarize();
 
         return f.asField();
     }
