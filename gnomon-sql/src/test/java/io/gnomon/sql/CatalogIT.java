@@ -15,6 +15,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -142,6 +143,30 @@ class CatalogIT {
       CatalogVersionException e = assertThrows(CatalogVersionException.class, () -> Catalog.check(c));
       assertEquals(Catalog.VERSION - 1, e.installedVersion());
       assertTrue(e.getMessage().contains("Upgrade it"), e.getMessage());
+    }
+  }
+
+  @Test
+  void upgradingFromVersion10KeepsBranchesAndTheirNamesUnique() throws SQLException {
+    // version 11 gives branch names the "C" collation (a rewrite of gnomon.branch and its indexes)
+    Flyway.configure().configuration(Catalog.flyway(db.dataSource()).getConfiguration()).target("10").load().migrate();
+    try (Connection c = db.connect()) {
+      assertEquals(OptionalInt.of(10), Catalog.installedVersion(c));
+      for (String name : List.of("Zürich", "b1", "a b", "B1")) {
+        rows(c, "select gnomon.branch_create(" + quote(name) + ")");
+      }
+    }
+    assertEquals(1, Catalog.install(db.dataSource()), "only version 11 is new");
+    try (Connection c = db.connect()) {
+      assertEquals(OptionalInt.of(11), Catalog.installedVersion(c));
+      assertEquals(List.of("C"), rows(c, "select collation_name from information_schema.columns"
+          + " where table_schema = 'gnomon' and table_name = 'branch' and column_name = 'branch_name'"));
+      // listed in the database's order, as before the upgrade (C.UTF-8 and C order these four alike)
+      assertEquals(List.of("B1", "Zürich", "a b", "b1"), rows(c, "select branch_name from gnomon.branches()"));
+      SQLException e = assertThrows(SQLException.class, () -> rows(c, "select gnomon.branch_create('Zürich')"));
+      assertEquals("GN051", e.getSQLState(), e.getMessage());
+      rows(c, "select gnomon.branch_create('zürich')");
+      assertEquals(List.of("5"), rows(c, "select count(*) from gnomon.branches()"));
     }
   }
 

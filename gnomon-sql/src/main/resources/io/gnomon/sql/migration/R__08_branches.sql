@@ -377,7 +377,7 @@ language sql stable as $$
          case when b.branch_id < 0 then 'scratch' else 'logged' end, gnomon.branch_intact(b),
          array_length(b.chain, 1), b.created_at
     from gnomon.branch b left join gnomon.branch p on p.branch_id = b.parent_id
-   order by b.branch_name
+   order by b.branch_name collate "default"
 $$;
 comment on function gnomon.branches() is 'Lists the branches: name, id, parent, cutoff coordinate, kind (logged or scratch), intact, depth, creation time.';
 
