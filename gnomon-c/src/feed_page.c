@@ -1,0 +1,779 @@
+/*
+ * feed_page.c: the change feed's page of main with its images, in C (gnomon.feed_page_c). gnomon.feed_page_plan runs
+ * it instead of the table's generated gnomon_t.<base>_page when the module is enabled (gnomon.use_c_module(true)) and
+ * gnomon.feed_page_c is on; it takes the same parameters (and the table's id first) and returns the same rows, the
+ * images byte for byte as row_to_json writes them.
+ *
+ * What the SQL page spends its time on (docs/performance.md, "The C page reader"): the executor's window, sorts and
+ * subplans per version, and row_to_json, which looks up every column's type category and output function again for
+ * every row. Here, per page:
+ *   1. one statement reads the page's versions from the history (the range lo..hi of xids, the snapshot tests), as
+ *      gnomon_t.<base>_changes does; each version's transaction key is a binary search of sx (as width_bucket);
+ *   2. the versions after (from_tkey, from_vid) and up to (to_tkey, to_vid) are sorted by key and version key in C,
+ *      which gives each version the next one of its key in the page (the SQL page's window);
+ *   3. for a key's last version in the page, one statement probes the live rows of all such keys at once (a
+ *      primary-key probe per key), and one statement the history's next versions of those the live row does not
+ *      answer (xmin not the version's transaction, a split transaction, xids 2^32 old), as the SQL page's three
+ *      subplans do in that order;
+ *   4. images are rendered as row_to_json does (datum_to_json's categories), with each column's category and output
+ *      function looked up once per page and a memory context reset per image. Arrays and composites are rendered by
+ *      PostgreSQL's own array_to_json / row_to_json of the value.
+ * Branch feeds and consumers without images stay on the SQL page.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/transam.h"
+#include "catalog/pg_type.h"
+#include "common/jsonapi.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "parser/parse_coerce.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgrprotos.h"
+#include "utils/json.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "utils/typcache.h"
+#include "utils/xid8.h"
+
+PG_FUNCTION_INFO_V1(gnomon_feed_page_c);
+
+/* datum_to_json's type categories (src/backend/utils/adt/json.c, json_categorize_type) */
+typedef enum JsonCat
+{
+	JC_BOOL,
+	JC_NUMERIC,
+	JC_DATE,
+	JC_TIMESTAMP,
+	JC_TIMESTAMPTZ,
+	JC_JSON,
+	JC_ARRAY,
+	JC_COMPOSITE,
+	JC_CAST,
+	JC_OTHER
+} JsonCat;
+
+/* One column of an image: its label ("name": with the separator before it), where it is, how it is written */
+typedef struct ImageCol
+{
+	char	   *label;
+	int			attno;
+	Oid			typoid;			/* the base type (json_categorize_type looks through domains) */
+	JsonCat		cat;
+	FmgrInfo	fn;				/* the output function, or the cast to json (JC_CAST) */
+} ImageCol;
+
+typedef struct Image
+{
+	int			ncols;
+	ImageCol   *cols;
+} Image;
+
+/* One version of the page */
+typedef struct Version
+{
+	HeapTuple	tup;			/* the history row (SPI's copy) */
+	uint64		xid;
+	int64		vid;
+	int64		tkey;
+	char		op;
+	int			next;			/* the next version of its key in the page, or -1 */
+	text	   *key;
+	text	   *before;
+	text	   *after;
+	HeapTuple	live;			/* the live row of its key (probed for a key's last version only) */
+	TransactionId live_xmin;
+} Version;
+
+typedef struct KeyCmp
+{
+	int			nkeys;
+	int		   *attnos;
+	FmgrInfo  **cmp;
+	Oid		   *collations;
+	TupleDesc	desc;
+	Version    *vers;
+} KeyCmp;
+
+static void
+categorize(Oid typoid, ImageCol *c)
+{
+	Oid			outfn = InvalidOid;
+	bool		varlena;
+
+	typoid = getBaseType(typoid);
+	c->typoid = typoid;
+	switch (typoid)
+	{
+		case BOOLOID:
+			c->cat = JC_BOOL;
+			break;
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+			c->cat = JC_NUMERIC;
+			getTypeOutputInfo(typoid, &outfn, &varlena);
+			break;
+		case DATEOID:
+			c->cat = JC_DATE;
+			break;
+		case TIMESTAMPOID:
+			c->cat = JC_TIMESTAMP;
+			break;
+		case TIMESTAMPTZOID:
+			c->cat = JC_TIMESTAMPTZ;
+			break;
+		case JSONOID:
+		case JSONBOID:
+			c->cat = JC_JSON;
+			getTypeOutputInfo(typoid, &outfn, &varlena);
+			break;
+		default:
+			if (OidIsValid(get_element_type(typoid)) || typoid == ANYARRAYOID ||
+				typoid == ANYCOMPATIBLEARRAYOID || typoid == RECORDARRAYOID)
+				c->cat = JC_ARRAY;
+			else if (type_is_rowtype(typoid))
+				c->cat = JC_COMPOSITE;
+			else
+			{
+				Oid			castfunc = InvalidOid;
+
+				c->cat = JC_OTHER;
+				/* a type of the database's own with a cast to json is written by its cast, as to_json does */
+				if (typoid >= FirstNormalObjectId &&
+					find_coercion_pathway(JSONOID, typoid, COERCION_EXPLICIT, &castfunc) == COERCION_PATH_FUNC &&
+					OidIsValid(castfunc))
+				{
+					c->cat = JC_CAST;
+					outfn = castfunc;
+				}
+				else
+					getTypeOutputInfo(typoid, &outfn, &varlena);
+			}
+			break;
+	}
+	if (OidIsValid(outfn))
+		fmgr_info(outfn, &c->fn);
+}
+
+/* The attribute of a tuple descriptor named name, from the first'th on (1-based); 0 when none is */
+static int
+attno_named(TupleDesc desc, const char *name, int first)
+{
+	for (int i = first - 1; i < desc->natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, i);
+
+		if (!a->attisdropped && strcmp(NameStr(a->attname), name) == 0)
+			return i + 1;
+	}
+	return 0;
+}
+
+/*
+ * An image of names (in their order) over desc: each name's attribute from the first'th on, or (by_name false) the
+ * first'th, first+1'th, ... in order.
+ */
+static void
+image_init(Image *img, int n, char **names, TupleDesc desc, int first, bool by_name)
+{
+	img->ncols = n;
+	img->cols = palloc0(sizeof(ImageCol) * n);
+	for (int k = 0; k < n; k++)
+	{
+		ImageCol   *c = &img->cols[k];
+		StringInfoData label;
+
+		c->attno = by_name ? attno_named(desc, names[k], first) : first + k;
+		if (c->attno < 1 || c->attno > desc->natts)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("gnomon.feed_page_c: the history has no column \"%s\"", names[k]),
+					 errhint("Regenerate the table's objects (gnomon.untrack and gnomon.track), or turn the C page "
+							 "off: set gnomon.feed_page_c = off;")));
+		initStringInfo(&label);
+		if (k > 0)
+			appendStringInfoChar(&label, ',');
+		escape_json(&label, names[k]);
+		appendStringInfoChar(&label, ':');
+		c->label = label.data;
+		categorize(TupleDescAttr(desc, c->attno - 1)->atttypid, c);
+	}
+}
+
+/* One value as datum_to_json writes it (not a key scalar) */
+static void
+render_value(StringInfo buf, ImageCol *c, Datum v, bool isnull)
+{
+	char	   *s;
+
+	if (isnull)
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
+	switch (c->cat)
+	{
+		case JC_BOOL:
+			appendStringInfoString(buf, DatumGetBool(v) ? "true" : "false");
+			break;
+		case JC_NUMERIC:
+			s = OutputFunctionCall(&c->fn, v);
+			if (IsValidJsonNumber(s, strlen(s)))
+				appendStringInfoString(buf, s);
+			else
+				escape_json(buf, s);
+			break;
+		case JC_DATE:
+		case JC_TIMESTAMP:
+		case JC_TIMESTAMPTZ:
+			{
+				char		dt[MAXDATELEN + 1];
+
+				JsonEncodeDateTime(dt, v, c->typoid, NULL);
+				appendStringInfoChar(buf, '"');
+				appendStringInfoString(buf, dt);
+				appendStringInfoChar(buf, '"');
+			}
+			break;
+		case JC_JSON:
+			appendStringInfoString(buf, OutputFunctionCall(&c->fn, v));
+			break;
+		case JC_ARRAY:
+			{
+				text	   *t = DatumGetTextPP(DirectFunctionCall1(array_to_json, v));
+
+				appendBinaryStringInfo(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+			}
+			break;
+		case JC_COMPOSITE:
+			{
+				text	   *t = DatumGetTextPP(DirectFunctionCall1(row_to_json, v));
+
+				appendBinaryStringInfo(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+			}
+			break;
+		case JC_CAST:
+			{
+				text	   *t = DatumGetTextPP(FunctionCall1(&c->fn, v));
+
+				appendBinaryStringInfo(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+			}
+			break;
+		case JC_OTHER:
+			escape_json(buf, OutputFunctionCall(&c->fn, v));
+			break;
+	}
+}
+
+/*
+ * The image of a tuple as a json text in the caller's context; the work (detoasting, output functions) in scratch,
+ * reset afterwards.
+ */
+static text *
+render_image(Image *img, HeapTuple tup, TupleDesc desc, StringInfo buf, MemoryContext scratch)
+{
+	MemoryContext old = MemoryContextSwitchTo(scratch);
+	text	   *result;
+
+	resetStringInfo(buf);
+	appendStringInfoChar(buf, '{');
+	for (int k = 0; k < img->ncols; k++)
+	{
+		ImageCol   *c = &img->cols[k];
+		bool		isnull;
+		Datum		v = heap_getattr(tup, c->attno, desc, &isnull);
+
+		appendStringInfoString(buf, c->label);
+		render_value(buf, c, v, isnull);
+	}
+	appendStringInfoChar(buf, '}');
+	MemoryContextSwitchTo(old);
+	result = cstring_to_text_with_len(buf->data, buf->len);
+	MemoryContextReset(scratch);
+	return result;
+}
+
+static int
+cmp_key(const void *a, const void *b, void *arg)
+{
+	KeyCmp	   *kc = (KeyCmp *) arg;
+	Version    *va = &kc->vers[*(const int *) a];
+	Version    *vb = &kc->vers[*(const int *) b];
+
+	for (int k = 0; k < kc->nkeys; k++)
+	{
+		bool		na,
+					nb;
+		Datum		da = heap_getattr(va->tup, kc->attnos[k], kc->desc, &na);
+		Datum		db = heap_getattr(vb->tup, kc->attnos[k], kc->desc, &nb);
+		int32		r;
+
+		if (na || nb)
+		{
+			if (na != nb)
+				return na ? 1 : -1;
+			continue;
+		}
+		r = DatumGetInt32(FunctionCall2Coll(kc->cmp[k], kc->collations[k], da, db));
+		if (r != 0)
+			return r;
+	}
+	return va->vid < vb->vid ? -1 : va->vid > vb->vid ? 1 : 0;
+}
+
+static int
+cmp_order(const void *a, const void *b, void *arg)
+{
+	Version    *vers = (Version *) arg;
+	Version    *va = &vers[*(const int *) a];
+	Version    *vb = &vers[*(const int *) b];
+
+	if (va->tkey != vb->tkey)
+		return va->tkey < vb->tkey ? -1 : 1;
+	return va->vid < vb->vid ? -1 : va->vid > vb->vid ? 1 : 0;
+}
+
+static bool
+keys_equal(KeyCmp *kc, int a, int b)
+{
+	int			pa = a,
+				pb = b;
+
+	/* cmp_key with the version keys made equal */
+	for (int k = 0; k < kc->nkeys; k++)
+	{
+		bool		na,
+					nb;
+		Datum		da = heap_getattr(kc->vers[pa].tup, kc->attnos[k], kc->desc, &na);
+		Datum		db = heap_getattr(kc->vers[pb].tup, kc->attnos[k], kc->desc, &nb);
+
+		if (na || nb)
+		{
+			if (na != nb)
+				return false;
+			continue;
+		}
+		if (DatumGetInt32(FunctionCall2Coll(kc->cmp[k], kc->collations[k], da, db)) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* The history column's key equality condition against z.<k>, with the column's collation when it is not its type's */
+static void
+append_key_conditions(StringInfo sql, const char *alias, int nkeys, char **keys, TupleDesc desc, int *attnos)
+{
+	for (int k = 0; k < nkeys; k++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, attnos[k] - 1);
+
+		appendStringInfo(sql, " and %s.%s = z.k%d", alias, quote_identifier(keys[k]), k + 1);
+		if (OidIsValid(a->attcollation) && a->attcollation != get_typcollation(a->atttypid))
+			appendStringInfo(sql, " collate %s", generate_collation_name(a->attcollation));
+	}
+}
+
+static ArrayType *
+int_array(int *values, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int32GetDatum(values[i]);
+	return construct_array(d, n, INT4OID, 4, true, TYPALIGN_INT);
+}
+
+/* The key column k of the versions idx[0..n) as an array of its type */
+static ArrayType *
+key_array(Version *vers, int *idx, int n, TupleDesc desc, int attno)
+{
+	Form_pg_attribute a = TupleDescAttr(desc, attno - 1);
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	get_typlenbyvalalign(a->atttypid, &typlen, &typbyval, &typalign);
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		d[i] = heap_getattr(vers[idx[i]].tup, attno, desc, &isnull);
+	}
+	return construct_array(d, n, a->atttypid, typlen, typbyval, typalign);
+}
+
+Datum
+gnomon_feed_page_c(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int32		table_id;
+	Datum		prev,
+				cur,
+				start;
+	bool		images;
+	ArrayType  *sx_arr,
+			   *st_arr;
+	uint64		split = 0,
+				recent;
+	bool		has_split;
+	int64		from_tkey,
+				from_vid,
+				to_tkey,
+				to_vid;
+	Datum	   *sx_d,
+			   *st_d;
+	int			nsx,
+				nst;
+	MemoryContext fn_cxt = CurrentMemoryContext;
+	MemoryContext scratch;
+	StringInfoData sql;
+	StringInfoData buf;
+	Oid			argtypes[8];
+	Datum		args[8];
+	char	   *schema_name,
+			   *table_name,
+			   *history_table;
+	char	  **keys;
+	int			nkeys;
+	int		   *key_attnos;
+	char	  **col_names;
+	int			ncols;
+	Relation	rel;
+	TupleDesc	hdesc;
+	SPITupleTable *htab;
+	Version    *vers;
+	int			nvers = 0;
+	int		   *perm;
+	KeyCmp		kc;
+	Image		key_img,
+				hist_img;
+	int		   *need;
+	int			nneed = 0;
+	int			ret;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i <= 14; i++)
+		if (i != 13 && PG_ARGISNULL(i))
+			return (Datum) 0;	/* the SQL page returns no row for a missing bound either */
+	table_id = PG_GETARG_INT32(0);
+	prev = PG_GETARG_DATUM(1);
+	cur = PG_GETARG_DATUM(2);
+	start = PG_GETARG_DATUM(3);
+	images = PG_GETARG_BOOL(4);
+	sx_arr = PG_GETARG_ARRAYTYPE_P(5);
+	st_arr = PG_GETARG_ARRAYTYPE_P(6);
+	from_tkey = PG_GETARG_INT64(9);
+	from_vid = PG_GETARG_INT64(10);
+	to_tkey = PG_GETARG_INT64(11);
+	to_vid = PG_GETARG_INT64(12);
+	has_split = !PG_ARGISNULL(13);
+	if (has_split)
+		split = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(13));
+	recent = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(14));
+	deconstruct_array(sx_arr, XID8OID, sizeof(uint64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &sx_d, NULL, &nsx);
+	deconstruct_array(st_arr, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &st_d, NULL, &nst);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "gnomon: SPI_connect failed");
+	scratch = AllocSetContextCreate(CurrentMemoryContext, "gnomon feed page image", ALLOCSET_DEFAULT_SIZES);
+	initStringInfo(&sql);
+	initStringInfo(&buf);
+
+	/* the table */
+	argtypes[0] = INT4OID;
+	args[0] = Int32GetDatum(table_id);
+	ret = SPI_execute_with_args("select t.relid, t.schema_name::text, t.table_name::text, t.history_table::text, t.key_columns::text[] "
+								"from gnomon.tracked_table t where t.table_id = $1", 1, argtypes, args, NULL, true, 1);
+	if (ret != SPI_OK_SELECT || SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gnomon.feed_page_c: no tracked table has the id %d", table_id),
+				 errhint("gnomon.feed_read calls it with the ids of a consumer's tables; call gnomon.feed_read.")));
+	{
+		HeapTuple	t = SPI_tuptable->vals[0];
+		TupleDesc	d = SPI_tuptable->tupdesc;
+		bool		isnull;
+		Oid			relid = DatumGetObjectId(SPI_getbinval(t, d, 1, &isnull));
+		Datum	   *kd;
+
+		schema_name = SPI_getvalue(t, d, 2);
+		table_name = SPI_getvalue(t, d, 3);
+		history_table = SPI_getvalue(t, d, 4);
+		deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(t, d, 5, &isnull)), TEXTOID, -1, false, TYPALIGN_INT,
+						  &kd, NULL, &nkeys);
+		keys = palloc(sizeof(char *) * nkeys);
+		for (int k = 0; k < nkeys; k++)
+			keys[k] = TextDatumGetCString(kd[k]);
+		/* the row type's columns, in its order: the images' keys (row(...)::table in the SQL page) */
+		rel = relation_open(relid, AccessShareLock);
+		col_names = palloc(sizeof(char *) * RelationGetDescr(rel)->natts);
+		ncols = 0;
+		for (int i = 0; i < RelationGetDescr(rel)->natts; i++)
+		{
+			Form_pg_attribute a = TupleDescAttr(RelationGetDescr(rel), i);
+
+			if (!a->attisdropped)
+				col_names[ncols++] = pstrdup(NameStr(a->attname));
+		}
+		relation_close(rel, AccessShareLock);
+	}
+
+	/* 1. the page's versions: the batch's (as gnomon_t.<base>_changes), in the page's range of xids */
+	appendStringInfo(&sql,
+					 "select h.* from gnomon_t.%s h where h.g_xid between $4 and $5 "
+					 "and h.g_xid >= pg_snapshot_xmin($1) and h.g_xid < pg_snapshot_xmax($2) "
+					 "and pg_visible_in_snapshot(h.g_xid, $2) and not pg_visible_in_snapshot(h.g_xid, $1) "
+					 "and not pg_visible_in_snapshot(h.g_xid, $3)", quote_identifier(history_table));
+	argtypes[0] = argtypes[1] = argtypes[2] = PG_SNAPSHOTOID;
+	argtypes[3] = argtypes[4] = XID8OID;
+	args[0] = prev;
+	args[1] = cur;
+	args[2] = start;
+	args[3] = PG_GETARG_DATUM(7);
+	args[4] = PG_GETARG_DATUM(8);
+	ret = SPI_execute_with_args(sql.data, 5, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "gnomon.feed_page_c: reading the history failed: %s", SPI_result_code_string(ret));
+	htab = SPI_tuptable;
+	hdesc = htab->tupdesc;
+	vers = palloc0(sizeof(Version) * Max(SPI_processed, 1));
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		HeapTuple	t = htab->vals[r];
+		bool		isnull;
+		Version    *v = &vers[nvers];
+		int			left = 0,
+					right = nsx;
+
+		v->tup = t;
+		v->vid = DatumGetInt64(heap_getattr(t, 1, hdesc, &isnull));
+		v->xid = U64FromFullTransactionId(DatumGetFullTransactionId(heap_getattr(t, 2, hdesc, &isnull)));
+		v->op = DatumGetChar(heap_getattr(t, 3, hdesc, &isnull));
+		/* st[width_bucket(xid, sx)]: the number of sx at or below the xid names its key (none: null) */
+		while (left < right)
+		{
+			int			mid = (left + right) / 2;
+
+			if (v->xid < DatumGetUInt64(sx_d[mid]))
+				right = mid;
+			else
+				left = mid + 1;
+		}
+		if (left == 0 || left > nst)
+			continue;
+		v->tkey = DatumGetInt64(st_d[left - 1]);
+		if (!(v->tkey > from_tkey || (v->tkey == from_tkey && v->vid > from_vid)))
+			continue;
+		if (!(v->tkey < to_tkey || (v->tkey == to_tkey && v->vid <= to_vid)))
+			continue;
+		v->next = -1;
+		nvers++;
+	}
+
+	/* 2. each version's next version of its key in the page (the SQL page's window) */
+	key_attnos = palloc(sizeof(int) * nkeys);
+	kc.nkeys = nkeys;
+	kc.attnos = key_attnos;
+	kc.cmp = palloc(sizeof(FmgrInfo *) * nkeys);
+	kc.collations = palloc(sizeof(Oid) * nkeys);
+	kc.desc = hdesc;
+	kc.vers = vers;
+	for (int k = 0; k < nkeys; k++)
+	{
+		Form_pg_attribute a;
+		TypeCacheEntry *tc;
+
+		key_attnos[k] = attno_named(hdesc, keys[k], 4);
+		if (key_attnos[k] == 0)
+			elog(ERROR, "gnomon.feed_page_c: the history %s has no key column %s", history_table, keys[k]);
+		a = TupleDescAttr(hdesc, key_attnos[k] - 1);
+		tc = lookup_type_cache(a->atttypid, TYPECACHE_CMP_PROC_FINFO);
+		if (!OidIsValid(tc->cmp_proc_finfo.fn_oid))
+			elog(ERROR, "gnomon.feed_page_c: the key column %s's type has no ordering", keys[k]);
+		kc.cmp[k] = &tc->cmp_proc_finfo;
+		kc.collations[k] = a->attcollation;
+	}
+	perm = palloc(sizeof(int) * Max(nvers, 1));
+	for (int i = 0; i < nvers; i++)
+		perm[i] = i;
+	qsort_arg(perm, nvers, sizeof(int), cmp_key, &kc);
+	for (int i = 0; i + 1 < nvers; i++)
+		if (keys_equal(&kc, perm[i], perm[i + 1]))
+			vers[perm[i]].next = perm[i + 1];
+
+	/* the key and the before image of every version */
+	image_init(&key_img, nkeys, keys, hdesc, 4, true);
+	image_init(&hist_img, ncols, col_names, hdesc, 4, true);
+	for (int i = 0; i < nvers; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		vers[i].key = render_image(&key_img, vers[i].tup, hdesc, &buf, scratch);
+		if (images && vers[i].op != 'I')
+			vers[i].before = render_image(&hist_img, vers[i].tup, hdesc, &buf, scratch);
+	}
+
+	/* 3. the after image: the next version's before in the page, else probes for the key's last version */
+	need = palloc(sizeof(int) * Max(nvers, 1));
+	for (int i = 0; i < nvers; i++)
+	{
+		if (!images || vers[i].op == 'D')
+			continue;
+		if (vers[i].next >= 0)
+			vers[i].after = vers[vers[i].next].before;
+		else
+			need[nneed++] = i;
+	}
+	if (nneed > 0)
+	{
+		Image		live_img;
+		Image		next_img;
+		int		   *again = palloc(sizeof(int) * nneed);
+		int			nagain = 0;
+		Oid			ptypes[FUNC_MAX_ARGS];
+		Datum		pargs[FUNC_MAX_ARGS];
+		SPITupleTable *ltab;
+
+		if (nkeys + 3 > FUNC_MAX_ARGS)
+			elog(ERROR, "gnomon.feed_page_c: too many key columns");
+		/* the live rows of those keys, with their xmin: one primary-key probe each */
+		resetStringInfo(&sql);
+		appendStringInfoString(&sql, "select z.i, l.* from unnest($1");
+		for (int k = 0; k < nkeys; k++)
+			appendStringInfo(&sql, ", $%d", k + 2);
+		appendStringInfoString(&sql, ") z(i");
+		for (int k = 0; k < nkeys; k++)
+			appendStringInfo(&sql, ", k%d", k + 1);
+		appendStringInfo(&sql, ") cross join lateral (select t.xmin as g_xmin, t.* from %s t where true",
+						 quote_qualified_identifier(schema_name, table_name));
+		append_key_conditions(&sql, "t", nkeys, keys, hdesc, key_attnos);
+		appendStringInfoString(&sql, " limit 1) l");
+		ptypes[0] = INT4ARRAYOID;
+		pargs[0] = PointerGetDatum(int_array(need, nneed));
+		for (int k = 0; k < nkeys; k++)
+		{
+			ptypes[k + 1] = get_array_type(TupleDescAttr(hdesc, key_attnos[k] - 1)->atttypid);
+			pargs[k + 1] = PointerGetDatum(key_array(vers, need, nneed, hdesc, key_attnos[k]));
+		}
+		ret = SPI_execute_with_args(sql.data, nkeys + 1, ptypes, pargs, NULL, true, 0);
+		if (ret != SPI_OK_SELECT)
+			elog(ERROR, "gnomon.feed_page_c: probing the live rows failed: %s", SPI_result_code_string(ret));
+		ltab = SPI_tuptable;
+		image_init(&live_img, ncols, col_names, ltab->tupdesc, 3, false);
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			bool		isnull;
+			int			i = DatumGetInt32(heap_getattr(ltab->vals[r], 1, ltab->tupdesc, &isnull));
+
+			vers[i].live = ltab->vals[r];
+			vers[i].live_xmin = DatumGetTransactionId(heap_getattr(ltab->vals[r], 2, ltab->tupdesc, &isnull));
+		}
+		for (int j = 0; j < nneed; j++)
+		{
+			Version    *v = &vers[need[j]];
+
+			/* the live row is this version's after image when its xmin is the version's transaction, unless that
+			 * transaction continues on the next page or is 2^32 xids old (a 32-bit xmin cannot name it) */
+			if (v->live != NULL && v->xid >= recent && !(has_split && v->xid == split) &&
+				v->live_xmin == (TransactionId) v->xid)
+				v->after = render_image(&live_img, v->live, ltab->tupdesc, &buf, scratch);
+			else
+				again[nagain++] = need[j];
+		}
+		if (nagain > 0)
+		{
+			SPITupleTable *ntab;
+			Datum	   *vd = palloc(sizeof(Datum) * nagain);
+			bool	   *found = palloc0(sizeof(bool) * nvers);
+
+			/* the key's next version in the history (its image is the row after this version) */
+			for (int j = 0; j < nagain; j++)
+				vd[j] = Int64GetDatum(vers[again[j]].vid);
+			resetStringInfo(&sql);
+			appendStringInfoString(&sql, "select z.i, n.* from unnest($1, $2");
+			for (int k = 0; k < nkeys; k++)
+				appendStringInfo(&sql, ", $%d", k + 4);
+			appendStringInfoString(&sql, ") z(i, vid");
+			for (int k = 0; k < nkeys; k++)
+				appendStringInfo(&sql, ", k%d", k + 1);
+			appendStringInfo(&sql, ") cross join lateral (select n.* from gnomon_t.%s n where n.g_xid >= pg_snapshot_xmin($3) "
+							 "and n.g_vid > z.vid", quote_identifier(history_table));
+			append_key_conditions(&sql, "n", nkeys, keys, hdesc, key_attnos);
+			appendStringInfoString(&sql, " order by n.g_vid limit 1) n");
+			ptypes[0] = INT4ARRAYOID;
+			pargs[0] = PointerGetDatum(int_array(again, nagain));
+			ptypes[1] = INT8ARRAYOID;
+			pargs[1] = PointerGetDatum(construct_array(vd, nagain, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+			ptypes[2] = PG_SNAPSHOTOID;
+			pargs[2] = prev;
+			for (int k = 0; k < nkeys; k++)
+			{
+				ptypes[k + 3] = get_array_type(TupleDescAttr(hdesc, key_attnos[k] - 1)->atttypid);
+				pargs[k + 3] = PointerGetDatum(key_array(vers, again, nagain, hdesc, key_attnos[k]));
+			}
+			ret = SPI_execute_with_args(sql.data, nkeys + 3, ptypes, pargs, NULL, true, 0);
+			if (ret != SPI_OK_SELECT)
+				elog(ERROR, "gnomon.feed_page_c: probing the history failed: %s", SPI_result_code_string(ret));
+			ntab = SPI_tuptable;
+			image_init(&next_img, ncols, col_names, ntab->tupdesc, 5, true);
+			for (uint64 r = 0; r < SPI_processed; r++)
+			{
+				bool		isnull;
+				int			i = DatumGetInt32(heap_getattr(ntab->vals[r], 1, ntab->tupdesc, &isnull));
+
+				vers[i].after = render_image(&next_img, ntab->vals[r], ntab->tupdesc, &buf, scratch);
+				found[i] = true;
+			}
+			/* else the live row, whoever wrote it */
+			for (int j = 0; j < nagain; j++)
+			{
+				Version    *v = &vers[again[j]];
+
+				if (!found[again[j]] && v->live != NULL)
+					v->after = render_image(&live_img, v->live, ltab->tupdesc, &buf, scratch);
+			}
+		}
+	}
+
+	/* the page's rows, in order */
+	for (int i = 0; i < nvers; i++)
+		perm[i] = i;
+	qsort_arg(perm, nvers, sizeof(int), cmp_order, vers);
+	{
+		MemoryContext old = MemoryContextSwitchTo(fn_cxt);
+
+		for (int j = 0; j < nvers; j++)
+		{
+			Version    *v = &vers[perm[j]];
+			Datum		values[7];
+			bool		nulls[7] = {false, false, false, false, false, false, false};
+
+			values[0] = FullTransactionIdGetDatum(FullTransactionIdFromU64(v->xid));
+			values[1] = Int64GetDatum(v->vid);
+			values[2] = Int64GetDatum(v->tkey);
+			values[3] = CharGetDatum(v->op);
+			values[4] = PointerGetDatum(v->key);
+			values[5] = PointerGetDatum(v->before);
+			nulls[5] = v->before == NULL;
+			values[6] = PointerGetDatum(v->after);
+			nulls[6] = v->after == NULL;
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
