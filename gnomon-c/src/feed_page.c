@@ -203,8 +203,8 @@ image_init(Image *img, int n, char **names, TupleDesc desc, int first, bool by_n
 		c->attno = by_name ? attno_named(desc, names[k], first) : first + k;
 		if (c->attno < 1 || c->attno > desc->natts)
 			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("gnomon.feed_page_c: the history has no column \"%s\"", names[k]),
+					(errcode(MAKE_SQLSTATE('G', 'N', '0', '3', '6')),
+					 errmsg("gnomon.feed_page_c: the history of the table has no column \"%s\"", names[k]),
 					 errhint("Regenerate the table's objects (gnomon.untrack and gnomon.track), or turn the C page "
 							 "off: set gnomon.feed_page_c = off;")));
 		initStringInfo(&label);
@@ -516,7 +516,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 								"from gnomon.tracked_table t where t.table_id = $1", 1, argtypes, args, NULL, true, 1);
 	if (ret != SPI_OK_SELECT || SPI_processed != 1)
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				(errcode(MAKE_SQLSTATE('G', 'N', '0', '3', '6')),
 				 errmsg("gnomon.feed_page_c: no tracked table has the id %d", table_id),
 				 errhint("gnomon.feed_read calls it with the ids of a consumer's tables; call gnomon.feed_read.")));
 	{
@@ -615,7 +615,10 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 
 		key_attnos[k] = attno_named(hdesc, keys[k], 4);
 		if (key_attnos[k] == 0)
-			elog(ERROR, "gnomon.feed_page_c: the history %s has no key column %s", history_table, keys[k]);
+			ereport(ERROR,
+					(errcode(MAKE_SQLSTATE('G', 'N', '0', '3', '6')),
+					 errmsg("gnomon.feed_page_c: the history %s has no key column \"%s\"", history_table, keys[k]),
+					 errhint("Turn the C page off (set gnomon.feed_page_c = off;) and report it.")));
 		a = TupleDescAttr(hdesc, key_attnos[k] - 1);
 		tc = lookup_type_cache(a->atttypid, TYPECACHE_CMP_PROC_FINFO);
 		if (!OidIsValid(tc->cmp_proc_finfo.fn_oid))

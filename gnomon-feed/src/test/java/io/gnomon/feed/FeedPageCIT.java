@@ -85,6 +85,17 @@ class FeedPageCIT extends FeedTestBase {
     assertTrue(events >= 200 && pages >= 10, "seed " + seed + ": read " + events + " events in " + pages + " pages");
   }
 
+  /** Called for a table it cannot read, the C page says so with GN036 (gnomon.feed_read never does that). */
+  @Test
+  void theCPageRefusesATableItCannotRead() throws Exception {
+    sql("select gnomon.use_c_module(true, '" + cLibrary() + "')");
+    SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> sql("select * from"
+        + " gnomon.feed_page_c(987654, pg_current_snapshot(), pg_current_snapshot(), pg_current_snapshot(), true,"
+        + " '{}', '{}', '1', '1', 0, 0, 0, 0, null, '0')"));
+    assertEquals("GN036", e.getSQLState());
+    assertTrue(e.getMessage().contains("no tracked table has the id 987654"), e.getMessage());
+  }
+
   private static final String[] TEXTS = {
     "plain", "", "it's \"quoted\"", "back\\slash", "tab\tnew\nline\u0001", "héllo 世界 \uD83C\uDF89", "null", "{\"a\":1}"
   };
