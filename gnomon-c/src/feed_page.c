@@ -647,8 +647,11 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 
 	/* 3. the after image: the next version's before in the page, else probes for the key's last version */
 	need = palloc(sizeof(int) * Max(nvers, 1));
-	for (int i = 0; i < nvers; i++)
+	/* in key order (perm): each probe's btree descent then finds the pages of the one before it in the cache */
+	for (int p = 0; p < nvers; p++)
 	{
+		int			i = perm[p];
+
 		if (!images || vers[i].op == 'D')
 			continue;
 		if (vers[i].next >= 0)
