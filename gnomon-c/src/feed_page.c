@@ -390,6 +390,19 @@ append_key_conditions(StringInfo sql, const char *alias, int nkeys, char **keys,
 	}
 }
 
+/* unnest(<params>, $first, $first+1, ...) z(<names>, k1, k2, ...): the probed versions, one row each */
+static void
+append_unnest(StringInfo sql, const char *params, const char *names, int first, int nkeys)
+{
+	appendStringInfo(sql, "unnest(%s", params);
+	for (int k = 0; k < nkeys; k++)
+		appendStringInfo(sql, ", $%d", first + k);
+	appendStringInfo(sql, ") z(%s", names);
+	for (int k = 0; k < nkeys; k++)
+		appendStringInfo(sql, ", k%d", k + 1);
+	appendStringInfoChar(sql, ')');
+}
+
 static ArrayType *
 int_array(int *values, int n)
 {
@@ -418,6 +431,27 @@ key_array(Version *vers, int *idx, int n, TupleDesc desc, int attno)
 		d[i] = heap_getattr(vers[idx[i]].tup, attno, desc, &isnull);
 	}
 	return construct_array(d, n, a->atttypid, typlen, typbyval, typalign);
+}
+
+/*
+ * Runs a probe statement over the versions idx[0..n): its first nfixed parameters given, then one array per key
+ * column (the versions' key values, in the column's type); returns its rows.
+ */
+static SPITupleTable *
+run_probe(const char *sql, int nfixed, Oid *ptypes, Datum *pargs, Version *vers, int *idx, int n, TupleDesc hdesc,
+		  int nkeys, int *key_attnos, const char *what)
+{
+	int			ret;
+
+	for (int k = 0; k < nkeys; k++)
+	{
+		ptypes[nfixed + k] = get_array_type(TupleDescAttr(hdesc, key_attnos[k] - 1)->atttypid);
+		pargs[nfixed + k] = PointerGetDatum(key_array(vers, idx, n, hdesc, key_attnos[k]));
+	}
+	ret = SPI_execute_with_args(sql, nfixed + nkeys, ptypes, pargs, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "gnomon.feed_page_c: probing %s failed: %s", what, SPI_result_code_string(ret));
+	return SPI_tuptable;
 }
 
 Datum
@@ -673,27 +707,15 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 			elog(ERROR, "gnomon.feed_page_c: too many key columns");
 		/* the live rows of those keys, with their xmin: one primary-key probe each */
 		resetStringInfo(&sql);
-		appendStringInfoString(&sql, "select z.i, l.* from unnest($1");
-		for (int k = 0; k < nkeys; k++)
-			appendStringInfo(&sql, ", $%d", k + 2);
-		appendStringInfoString(&sql, ") z(i");
-		for (int k = 0; k < nkeys; k++)
-			appendStringInfo(&sql, ", k%d", k + 1);
-		appendStringInfo(&sql, ") cross join lateral (select t.xmin as g_xmin, t.* from %s t where true",
+		appendStringInfoString(&sql, "select z.i, l.* from ");
+		append_unnest(&sql, "$1", "i", 2, nkeys);
+		appendStringInfo(&sql, " cross join lateral (select t.xmin as g_xmin, t.* from %s t where true",
 						 quote_qualified_identifier(schema_name, table_name));
 		append_key_conditions(&sql, "t", nkeys, keys, hdesc, key_attnos);
 		appendStringInfoString(&sql, " limit 1) l");
 		ptypes[0] = INT4ARRAYOID;
 		pargs[0] = PointerGetDatum(int_array(need, nneed));
-		for (int k = 0; k < nkeys; k++)
-		{
-			ptypes[k + 1] = get_array_type(TupleDescAttr(hdesc, key_attnos[k] - 1)->atttypid);
-			pargs[k + 1] = PointerGetDatum(key_array(vers, need, nneed, hdesc, key_attnos[k]));
-		}
-		ret = SPI_execute_with_args(sql.data, nkeys + 1, ptypes, pargs, NULL, true, 0);
-		if (ret != SPI_OK_SELECT)
-			elog(ERROR, "gnomon.feed_page_c: probing the live rows failed: %s", SPI_result_code_string(ret));
-		ltab = SPI_tuptable;
+		ltab = run_probe(sql.data, 1, ptypes, pargs, vers, need, nneed, hdesc, nkeys, key_attnos, "the live rows");
 		image_init(&live_img, ncols, col_names, ltab->tupdesc, 3, false);
 		for (uint64 r = 0; r < SPI_processed; r++)
 		{
@@ -725,13 +747,9 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 			for (int j = 0; j < nagain; j++)
 				vd[j] = Int64GetDatum(vers[again[j]].vid);
 			resetStringInfo(&sql);
-			appendStringInfoString(&sql, "select z.i, n.* from unnest($1, $2");
-			for (int k = 0; k < nkeys; k++)
-				appendStringInfo(&sql, ", $%d", k + 4);
-			appendStringInfoString(&sql, ") z(i, vid");
-			for (int k = 0; k < nkeys; k++)
-				appendStringInfo(&sql, ", k%d", k + 1);
-			appendStringInfo(&sql, ") cross join lateral (select n.* from gnomon_t.%s n where n.g_xid >= pg_snapshot_xmin($3) "
+			appendStringInfoString(&sql, "select z.i, n.* from ");
+			append_unnest(&sql, "$1, $2", "i, vid", 4, nkeys);
+			appendStringInfo(&sql, " cross join lateral (select n.* from gnomon_t.%s n where n.g_xid >= pg_snapshot_xmin($3) "
 							 "and n.g_vid > z.vid", quote_identifier(history_table));
 			append_key_conditions(&sql, "n", nkeys, keys, hdesc, key_attnos);
 			appendStringInfoString(&sql, " order by n.g_vid limit 1) n");
@@ -741,15 +759,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 			pargs[1] = PointerGetDatum(construct_array(vd, nagain, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 			ptypes[2] = PG_SNAPSHOTOID;
 			pargs[2] = prev;
-			for (int k = 0; k < nkeys; k++)
-			{
-				ptypes[k + 3] = get_array_type(TupleDescAttr(hdesc, key_attnos[k] - 1)->atttypid);
-				pargs[k + 3] = PointerGetDatum(key_array(vers, again, nagain, hdesc, key_attnos[k]));
-			}
-			ret = SPI_execute_with_args(sql.data, nkeys + 3, ptypes, pargs, NULL, true, 0);
-			if (ret != SPI_OK_SELECT)
-				elog(ERROR, "gnomon.feed_page_c: probing the history failed: %s", SPI_result_code_string(ret));
-			ntab = SPI_tuptable;
+			ntab = run_probe(sql.data, 3, ptypes, pargs, vers, again, nagain, hdesc, nkeys, key_attnos, "the history");
 			image_init(&next_img, ncols, col_names, ntab->tupdesc, 5, true);
 			for (uint64 r = 0; r < SPI_processed; r++)
 			{
