@@ -24,17 +24,22 @@
 
 #include <malloc.h>
 
+#include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/stratnum.h"
+#include "access/tableam.h"
 #include "access/transam.h"
 #include "catalog/pg_type.h"
 #include "common/jsonapi.h"
 #include "executor/spi.h"
+#include "executor/tuptable.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "parser/parse_coerce.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
@@ -43,9 +48,14 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/rls.h"
 #include "utils/ruleutils.h"
 #include "utils/typcache.h"
+#include "utils/snapmgr.h"
 #include "utils/xid8.h"
+
+#include "read.h"
 
 PG_FUNCTION_INFO_V1(gnomon_feed_page_c);
 
@@ -454,6 +464,71 @@ run_probe(const char *sql, int nfixed, Oid *ptypes, Datum *pargs, Version *vers,
 	return SPI_tuptable;
 }
 
+/*
+ * The live rows of the versions idx[0..n) by their table's primary key, one index_rescan each in one index scan (the
+ * statement's snapshot), into each version's live and live_xmin. False, having probed nothing, where a direct probe
+ * would not read what the SQL page reads: no primary key, no SELECT privilege on the table, row-level security; the
+ * caller then sends the probes as a statement.
+ */
+static bool
+probe_live(Relation rel, Version *vers, int *idx, int n, TupleDesc hdesc)
+{
+	Oid			pk = RelationGetPrimaryKeyIndex(rel);
+	Relation	ind;
+	RegProcedure *procs;
+	ScanKeyData sk[INDEX_MAX_KEYS];
+	int			hatt[INDEX_MAX_KEYS];
+	int			nk;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+
+	if (!OidIsValid(pk) || pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		(rel->rd_rel->relrowsecurity && check_enable_rls(RelationGetRelid(rel), InvalidOid, false) != RLS_NONE))
+		return false;
+	ind = index_open(pk, AccessShareLock);
+	nk = ind->rd_index->indnkeyatts;
+	for (int i = 0; i < nk; i++)
+	{
+		AttrNumber	a = ind->rd_index->indkey.values[i];
+
+		hatt[i] = a > 0 ? attno_named(hdesc, NameStr(TupleDescAttr(RelationGetDescr(rel), a - 1)->attname), 4) : 0;
+		if (hatt[i] == 0)
+		{
+			index_close(ind, AccessShareLock);
+			return false;
+		}
+	}
+	procs = gnomon_key_procs(ind);
+	slot = table_slot_create(rel, NULL);
+	scan = index_beginscan(rel, ind, GetActiveSnapshot(), nk, 0);
+	for (int j = 0; j < n; j++)
+	{
+		Version    *v = &vers[idx[j]];
+
+		for (int i = 0; i < nk; i++)
+		{
+			bool		isnull;
+			Datum		d = heap_getattr(v->tup, hatt[i], hdesc, &isnull);
+
+			ScanKeyEntryInitialize(&sk[i], isnull ? SK_ISNULL : 0, i + 1, BTEqualStrategyNumber, ind->rd_opcintype[i],
+								   ind->rd_indcollation[i], procs[i], d);
+		}
+		index_rescan(scan, sk, nk, NULL, 0);
+		if (index_getnext_slot(scan, ForwardScanDirection, slot))
+		{
+			bool		should_free;
+			HeapTuple	t = ExecFetchSlotHeapTuple(slot, false, &should_free);
+
+			v->live = should_free ? t : heap_copytuple(t);
+			v->live_xmin = HeapTupleHeaderGetRawXmin(t->t_data);
+		}
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(ind, AccessShareLock);
+	return true;
+}
+
 Datum
 gnomon_feed_page_c(PG_FUNCTION_ARGS)
 {
@@ -579,7 +654,6 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 			if (!a->attisdropped)
 				col_names[ncols++] = pstrdup(NameStr(a->attname));
 		}
-		relation_close(rel, AccessShareLock);
 	}
 
 	/* 1. the page's versions: the batch's (as gnomon_t.<base>_changes), in the page's range of xids */
@@ -701,29 +775,37 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 		int			nagain = 0;
 		Oid			ptypes[FUNC_MAX_ARGS];
 		Datum		pargs[FUNC_MAX_ARGS];
-		SPITupleTable *ltab;
+		TupleDesc	live_desc = RelationGetDescr(rel);
 
 		if (nkeys + 3 > FUNC_MAX_ARGS)
 			elog(ERROR, "gnomon.feed_page_c: too many key columns");
 		/* the live rows of those keys, with their xmin: one primary-key probe each */
-		resetStringInfo(&sql);
-		appendStringInfoString(&sql, "select z.i, l.* from ");
-		append_unnest(&sql, "$1", "i", 2, nkeys);
-		appendStringInfo(&sql, " cross join lateral (select t.xmin as g_xmin, t.* from %s t where true",
-						 quote_qualified_identifier(schema_name, table_name));
-		append_key_conditions(&sql, "t", nkeys, keys, hdesc, key_attnos);
-		appendStringInfoString(&sql, " limit 1) l");
-		ptypes[0] = INT4ARRAYOID;
-		pargs[0] = PointerGetDatum(int_array(need, nneed));
-		ltab = run_probe(sql.data, 1, ptypes, pargs, vers, need, nneed, hdesc, nkeys, key_attnos, "the live rows");
-		image_init(&live_img, ncols, col_names, ltab->tupdesc, 3, false);
-		for (uint64 r = 0; r < SPI_processed; r++)
+		if (probe_live(rel, vers, need, nneed, hdesc))
+			image_init(&live_img, ncols, col_names, live_desc, 1, true);
+		else
 		{
-			bool		isnull;
-			int			i = DatumGetInt32(heap_getattr(ltab->vals[r], 1, ltab->tupdesc, &isnull));
+			SPITupleTable *ltab;
 
-			vers[i].live = ltab->vals[r];
-			vers[i].live_xmin = DatumGetTransactionId(heap_getattr(ltab->vals[r], 2, ltab->tupdesc, &isnull));
+			resetStringInfo(&sql);
+			appendStringInfoString(&sql, "select z.i, l.* from ");
+			append_unnest(&sql, "$1", "i", 2, nkeys);
+			appendStringInfo(&sql, " cross join lateral (select t.xmin as g_xmin, t.* from %s t where true",
+							 quote_qualified_identifier(schema_name, table_name));
+			append_key_conditions(&sql, "t", nkeys, keys, hdesc, key_attnos);
+			appendStringInfoString(&sql, " limit 1) l");
+			ptypes[0] = INT4ARRAYOID;
+			pargs[0] = PointerGetDatum(int_array(need, nneed));
+			ltab = run_probe(sql.data, 1, ptypes, pargs, vers, need, nneed, hdesc, nkeys, key_attnos, "the live rows");
+			image_init(&live_img, ncols, col_names, ltab->tupdesc, 3, false);
+			for (uint64 r = 0; r < SPI_processed; r++)
+			{
+				bool		isnull;
+				int			i = DatumGetInt32(heap_getattr(ltab->vals[r], 1, ltab->tupdesc, &isnull));
+
+				vers[i].live = ltab->vals[r];
+				vers[i].live_xmin = DatumGetTransactionId(heap_getattr(ltab->vals[r], 2, ltab->tupdesc, &isnull));
+			}
+			live_desc = ltab->tupdesc;
 		}
 		for (int j = 0; j < nneed; j++)
 		{
@@ -733,7 +815,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 			 * transaction continues on the next page or is 2^32 xids old (a 32-bit xmin cannot name it) */
 			if (v->live != NULL && v->xid >= recent && !(has_split && v->xid == split) &&
 				v->live_xmin == (TransactionId) v->xid)
-				v->after = render_image(&live_img, v->live, ltab->tupdesc, &buf, scratch);
+				v->after = render_image(&live_img, v->live, live_desc, &buf, scratch);
 			else
 				again[nagain++] = need[j];
 		}
@@ -775,7 +857,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 				Version    *v = &vers[again[j]];
 
 				if (!found[again[j]] && v->live != NULL)
-					v->after = render_image(&live_img, v->live, ltab->tupdesc, &buf, scratch);
+					v->after = render_image(&live_img, v->live, live_desc, &buf, scratch);
 			}
 		}
 	}
@@ -806,6 +888,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 		}
 		MemoryContextSwitchTo(old);
 	}
+	relation_close(rel, AccessShareLock);
 	SPI_finish();
 	return (Datum) 0;
 }
