@@ -505,6 +505,7 @@ probe_live(Relation rel, Version *vers, int *idx, int n, TupleDesc hdesc)
 	{
 		Version    *v = &vers[idx[j]];
 
+		CHECK_FOR_INTERRUPTS();
 		for (int i = 0; i < nk; i++)
 		{
 			bool		isnull;
@@ -541,8 +542,9 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	ArrayType  *sx_arr,
 			   *st_arr;
 	uint64		split = 0,
-				recent;
+				recent = 0;
 	bool		has_split;
+	bool		has_recent;
 	int64		from_tkey,
 				from_vid,
 				to_tkey,
@@ -591,8 +593,8 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 		malloc_tuned = true;
 	}
 	InitMaterializedSRF(fcinfo, 0);
-	for (int i = 0; i <= 14; i++)
-		if (i != 13 && PG_ARGISNULL(i))
+	for (int i = 0; i <= 12; i++)
+		if (PG_ARGISNULL(i))
 			return (Datum) 0;	/* the SQL page returns no row for a missing bound either */
 	table_id = PG_GETARG_INT32(0);
 	prev = PG_GETARG_DATUM(1);
@@ -608,7 +610,10 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	has_split = !PG_ARGISNULL(13);
 	if (has_split)
 		split = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(13));
-	recent = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(14));
+	/* (no recent: no live row is tested by its xmin, as "xid >= null" is not true in the SQL page) */
+	has_recent = !PG_ARGISNULL(14);
+	if (has_recent)
+		recent = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(14));
 	deconstruct_array(sx_arr, XID8OID, sizeof(uint64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &sx_d, NULL, &nsx);
 	deconstruct_array(st_arr, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &st_d, NULL, &nst);
 
@@ -813,7 +818,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 
 			/* the live row is this version's after image when its xmin is the version's transaction, unless that
 			 * transaction continues on the next page or is 2^32 xids old (a 32-bit xmin cannot name it) */
-			if (v->live != NULL && v->xid >= recent && !(has_split && v->xid == split) &&
+			if (v->live != NULL && has_recent && v->xid >= recent && !(has_split && v->xid == split) &&
 				v->live_xmin == (TransactionId) v->xid)
 				v->after = render_image(&live_img, v->live, live_desc, &buf, scratch);
 			else
