@@ -28,6 +28,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/stratnum.h"
+#include "access/table.h"
 #include "access/tableam.h"
 #include "access/transam.h"
 #include "catalog/pg_type.h"
@@ -530,6 +531,149 @@ probe_live(Relation rel, Version *vers, int *idx, int n, TupleDesc hdesc)
 	return true;
 }
 
+/*
+ * The next version in the history of the key of each version idx[0..n), whose image is the row after that version:
+ * an index scan of each partition that can hold a version of an xid at or above prev's xmin (its range's upper bound
+ * above it), on its (key columns, g_xid) index, rescanned for each key; of what it finds, the smallest g_vid above the
+ * version's own. Renders it into the version's after and sets found[]. False, having probed nothing, where a partition
+ * lacks that index or is partitioned itself: the caller then sends the probes as a statement.
+ */
+static bool
+probe_history(Oid hist, Datum prev, Version *vers, int *idx, int n, TupleDesc hdesc, int nkeys, char **keys,
+			  int *key_attnos, int ncols, char **col_names, bool *found, StringInfo buf, MemoryContext scratch)
+{
+	Oid			argtypes[3] = {OIDOID, TEXTARRAYOID, PG_SNAPSHOTOID};
+	Datum		args[3];
+	Datum	   *kd = palloc(sizeof(Datum) * nkeys);
+	int			np;
+	Oid		   *part_oids,
+			   *ind_oids;
+	Relation   *parts,
+			   *inds;
+	IndexScanDesc *scans;
+	TupleTableSlot **slots;
+	Image	   *imgs;
+	int		   *vid_att;
+	RegProcedure *ge_procs;
+	Datum		floor;
+	int			ret;
+
+	for (int k = 0; k < nkeys; k++)
+		kd[k] = PointerGetDatum(cstring_to_text(keys[k]));
+	args[0] = ObjectIdGetDatum(hist);
+	args[1] = PointerGetDatum(construct_array(kd, nkeys, TEXTOID, -1, false, TYPALIGN_INT));
+	args[2] = prev;
+	ret = SPI_execute_with_args(
+		"select c.oid, (select i.indexrelid from pg_index i"
+		"                where i.indrelid = c.oid and i.indnkeyatts = cardinality($2) + 1 and i.indnatts = i.indnkeyatts"
+		"                  and array(select a.attname::text from unnest(i.indkey::int2[]) with ordinality k(n, o)"
+		"                             join pg_attribute a on a.attrelid = c.oid and a.attnum = k.n order by k.o)"
+		"                      = $2 || 'g_xid'::text"
+		"                limit 1), c.relkind = 'r', pg_snapshot_xmin($3)"
+		"  from pg_inherits h join pg_class c on c.oid = h.inhrelid"
+		" where h.inhparent = $1"
+		"   and coalesce(substring(pg_get_expr(c.relpartbound, c.oid) from 'TO \\(''(\\d+)''\\)')::numeric"
+		"                > pg_snapshot_xmin($3)::text::numeric, true)",
+		3, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "gnomon.feed_page_c: reading the history's partitions failed: %s", SPI_result_code_string(ret));
+	np = SPI_processed;
+	part_oids = palloc(sizeof(Oid) * Max(np, 1));
+	ind_oids = palloc(sizeof(Oid) * Max(np, 1));
+	floor = (Datum) 0;
+	for (int p = 0; p < np; p++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[p];
+		TupleDesc	d = SPI_tuptable->tupdesc;
+		bool		isnull,
+					ind_null,
+					plain_null;
+
+		part_oids[p] = DatumGetObjectId(SPI_getbinval(t, d, 1, &isnull));
+		ind_oids[p] = DatumGetObjectId(SPI_getbinval(t, d, 2, &ind_null));
+		if (ind_null || !DatumGetBool(SPI_getbinval(t, d, 3, &plain_null)))
+			return false;
+		floor = SPI_getbinval(t, d, 4, &isnull);
+	}
+	parts = palloc(sizeof(Relation) * Max(np, 1));
+	inds = palloc(sizeof(Relation) * Max(np, 1));
+	scans = palloc(sizeof(IndexScanDesc) * Max(np, 1));
+	slots = palloc(sizeof(TupleTableSlot *) * Max(np, 1));
+	imgs = palloc(sizeof(Image) * Max(np, 1));
+	vid_att = palloc(sizeof(int) * Max(np, 1));
+	ge_procs = palloc(sizeof(RegProcedure) * Max(np, 1));
+	for (int p = 0; p < np; p++)
+	{
+		Oid			ge;
+
+		parts[p] = table_open(part_oids[p], AccessShareLock);
+		inds[p] = index_open(ind_oids[p], AccessShareLock);
+		ge = get_opfamily_member(inds[p]->rd_opfamily[nkeys], inds[p]->rd_opcintype[nkeys],
+								 inds[p]->rd_opcintype[nkeys], BTGreaterEqualStrategyNumber);
+		if (!OidIsValid(ge))
+			elog(ERROR, "gnomon.feed_page_c: no >= operator for g_xid in index %s", RelationGetRelationName(inds[p]));
+		ge_procs[p] = get_opcode(ge);
+		vid_att[p] = attno_named(RelationGetDescr(parts[p]), "g_vid", 1);
+		image_init(&imgs[p], ncols, col_names, RelationGetDescr(parts[p]), 4, true);
+		slots[p] = table_slot_create(parts[p], NULL);
+		scans[p] = index_beginscan(parts[p], inds[p], GetActiveSnapshot(), nkeys + 1, 0);
+	}
+	for (int j = 0; j < n; j++)
+	{
+		Version    *v = &vers[idx[j]];
+		HeapTuple	best = NULL;
+		int			best_p = -1;
+		int64		best_vid = PG_INT64_MAX;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int p = 0; p < np; p++)
+		{
+			ScanKeyData sk[INDEX_MAX_KEYS];
+			RegProcedure *procs = gnomon_key_procs(inds[p]);
+
+			for (int k = 0; k < nkeys; k++)
+			{
+				bool		isnull;
+				Datum		d = heap_getattr(v->tup, key_attnos[k], hdesc, &isnull);
+
+				ScanKeyEntryInitialize(&sk[k], isnull ? SK_ISNULL : 0, k + 1, BTEqualStrategyNumber,
+									   inds[p]->rd_opcintype[k], inds[p]->rd_indcollation[k], procs[k], d);
+			}
+			ScanKeyEntryInitialize(&sk[nkeys], 0, nkeys + 1, BTGreaterEqualStrategyNumber,
+								   inds[p]->rd_opcintype[nkeys], inds[p]->rd_indcollation[nkeys], ge_procs[p], floor);
+			index_rescan(scans[p], sk, nkeys + 1, NULL, 0);
+			while (index_getnext_slot(scans[p], ForwardScanDirection, slots[p]))
+			{
+				bool		isnull;
+				int64		vid = DatumGetInt64(slot_getattr(slots[p], vid_att[p], &isnull));
+
+				if (vid > v->vid && vid < best_vid)
+				{
+					if (best != NULL)
+						heap_freetuple(best);
+					best = ExecCopySlotHeapTuple(slots[p]);
+					best_vid = vid;
+					best_p = p;
+				}
+			}
+		}
+		if (best != NULL)
+		{
+			v->after = render_image(&imgs[best_p], best, RelationGetDescr(parts[best_p]), buf, scratch);
+			found[idx[j]] = true;
+			heap_freetuple(best);
+		}
+	}
+	for (int p = 0; p < np; p++)
+	{
+		index_endscan(scans[p]);
+		ExecDropSingleTupleTableSlot(slots[p]);
+		index_close(inds[p], AccessShareLock);
+		table_close(parts[p], AccessShareLock);
+	}
+	return true;
+}
+
 Datum
 gnomon_feed_page_c(PG_FUNCTION_ARGS)
 {
@@ -568,6 +712,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	char	  **col_names;
 	int			ncols;
 	Relation	rel;
+	Oid			hist_oid;
 	TupleDesc	hdesc;
 	SPITupleTable *htab;
 	Version    *vers;
@@ -626,7 +771,8 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	/* the table */
 	argtypes[0] = INT4OID;
 	args[0] = Int32GetDatum(table_id);
-	ret = SPI_execute_with_args("select t.relid, t.schema_name::text, t.table_name::text, t.history_table::text, t.key_columns::text[] "
+	ret = SPI_execute_with_args("select t.relid, t.schema_name::text, t.table_name::text, t.history_table::text, t.key_columns::text[], "
+								"format('gnomon_t.%I', t.history_table)::regclass::oid "
 								"from gnomon.tracked_table t where t.table_id = $1", 1, argtypes, args, NULL, true, 1);
 	if (ret != SPI_OK_SELECT || SPI_processed != 1)
 		ereport(ERROR,
@@ -640,6 +786,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 		Oid			relid = DatumGetObjectId(SPI_getbinval(t, d, 1, &isnull));
 		Datum	   *kd;
 
+		hist_oid = DatumGetObjectId(SPI_getbinval(t, d, 6, &isnull));
 		schema_name = SPI_getvalue(t, d, 2);
 		table_name = SPI_getvalue(t, d, 3);
 		history_table = SPI_getvalue(t, d, 4);
@@ -831,30 +978,34 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 			bool	   *found = palloc0(sizeof(bool) * nvers);
 
 			/* the key's next version in the history (its image is the row after this version) */
-			for (int j = 0; j < nagain; j++)
-				vd[j] = Int64GetDatum(vers[again[j]].vid);
-			resetStringInfo(&sql);
-			appendStringInfoString(&sql, "select z.i, n.* from ");
-			append_unnest(&sql, "$1, $2", "i, vid", 4, nkeys);
-			appendStringInfo(&sql, " cross join lateral (select n.* from gnomon_t.%s n where n.g_xid >= pg_snapshot_xmin($3) "
-							 "and n.g_vid > z.vid", quote_identifier(history_table));
-			append_key_conditions(&sql, "n", nkeys, keys, hdesc, key_attnos);
-			appendStringInfoString(&sql, " order by n.g_vid limit 1) n");
-			ptypes[0] = INT4ARRAYOID;
-			pargs[0] = PointerGetDatum(int_array(again, nagain));
-			ptypes[1] = INT8ARRAYOID;
-			pargs[1] = PointerGetDatum(construct_array(vd, nagain, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-			ptypes[2] = PG_SNAPSHOTOID;
-			pargs[2] = prev;
-			ntab = run_probe(sql.data, 3, ptypes, pargs, vers, again, nagain, hdesc, nkeys, key_attnos, "the history");
-			image_init(&next_img, ncols, col_names, ntab->tupdesc, 5, true);
-			for (uint64 r = 0; r < SPI_processed; r++)
+			if (!probe_history(hist_oid, prev, vers, again, nagain, hdesc, nkeys, keys, key_attnos, ncols, col_names,
+							   found, &buf, scratch))
 			{
-				bool		isnull;
-				int			i = DatumGetInt32(heap_getattr(ntab->vals[r], 1, ntab->tupdesc, &isnull));
+				for (int j = 0; j < nagain; j++)
+					vd[j] = Int64GetDatum(vers[again[j]].vid);
+				resetStringInfo(&sql);
+				appendStringInfoString(&sql, "select z.i, n.* from ");
+				append_unnest(&sql, "$1, $2", "i, vid", 4, nkeys);
+				appendStringInfo(&sql, " cross join lateral (select n.* from gnomon_t.%s n where n.g_xid >= pg_snapshot_xmin($3) "
+								 "and n.g_vid > z.vid", quote_identifier(history_table));
+				append_key_conditions(&sql, "n", nkeys, keys, hdesc, key_attnos);
+				appendStringInfoString(&sql, " order by n.g_vid limit 1) n");
+				ptypes[0] = INT4ARRAYOID;
+				pargs[0] = PointerGetDatum(int_array(again, nagain));
+				ptypes[1] = INT8ARRAYOID;
+				pargs[1] = PointerGetDatum(construct_array(vd, nagain, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+				ptypes[2] = PG_SNAPSHOTOID;
+				pargs[2] = prev;
+				ntab = run_probe(sql.data, 3, ptypes, pargs, vers, again, nagain, hdesc, nkeys, key_attnos, "the history");
+				image_init(&next_img, ncols, col_names, ntab->tupdesc, 5, true);
+				for (uint64 r = 0; r < SPI_processed; r++)
+				{
+					bool		isnull;
+					int			i = DatumGetInt32(heap_getattr(ntab->vals[r], 1, ntab->tupdesc, &isnull));
 
-				vers[i].after = render_image(&next_img, ntab->vals[r], ntab->tupdesc, &buf, scratch);
-				found[i] = true;
+					vers[i].after = render_image(&next_img, ntab->vals[r], ntab->tupdesc, &buf, scratch);
+					found[i] = true;
+				}
 			}
 			/* else the live row, whoever wrote it */
 			for (int j = 0; j < nagain; j++)

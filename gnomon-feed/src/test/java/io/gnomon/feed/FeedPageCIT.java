@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
  * SQL page ({@code set gnomon.feed_page_c = off}): on a random history of a table with a column of every kind the
  * images render differently (text with quotes, backslashes, control characters and four-byte UTF-8; TOASTed text;
  * numeric with NaN; float8 with NaN and infinities; jsonb; an array; an enum; a domain; a composite; timestamptz,
- * date, boolean; NULLs), with inserts, updates, deletes and key updates in transactions of one to thirty writes, and of
+ * date, boolean; NULLs), with inserts, updates, deletes and key updates in transactions of one to thirty writes, its
+ * history rolled into a second partition halfway (a key's next version in either), and of
  * FeedBatchOrderIT's two tables written by interleaved transactions (xids out of commit order, split transactions),
  * two consumers of main from the same start read page by page in pages of random sizes, each event's position, tick,
  * transaction, version, table, operation, key and both images as text.
@@ -55,6 +56,11 @@ class FeedPageCIT extends FeedTestBase {
         c.commit();
         if (random.nextInt(6) == 0) {
           tick();
+        }
+        if (txn == 30) {
+          // a second history partition from here on: a key's next version may be in either
+          sql("select gnomon.roll_history('public.fc_t', 1000)", "select gnomon.roll_history('public.bo_a', 1000)",
+              "do $$ begin for i in 1..1001 loop perform pg_current_xact_id(); commit; end loop; end $$");
         }
       }
     }
