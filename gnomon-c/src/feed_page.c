@@ -11,13 +11,13 @@
  *      gnomon_t.<base>_changes does; each version's transaction key is a binary search of sx (as width_bucket);
  *   2. the versions after (from_tkey, from_vid) and up to (to_tkey, to_vid) are sorted by key and version key in C,
  *      which gives each version the next one of its key in the page (the SQL page's window);
- *   3. for a key's last version in the page, one statement probes the live rows of all such keys at once (a
- *      primary-key probe per key), and one statement the history's next versions of those the live row does not
- *      answer (xmin not the version's transaction, a split transaction, xids 2^32 old), as the SQL page's three
- *      subplans do in that order;
- *   4. images are rendered as row_to_json does (datum_to_json's categories), with each column's category and output
- *      function looked up once per page and a memory context reset per image. Arrays and composites are rendered by
- *      PostgreSQL's own array_to_json / row_to_json of the value.
+ *   3. for a key's last version in the page, one index scan of the table's primary key, rescanned per key in key
+ *      order, finds the live rows, and one index scan per history partition that can hold them (its (key, g_xid)
+ *      index) the next versions of the keys the live row does not answer (xmin not the version's transaction, a
+ *      split transaction, xids 2^32 old), as the SQL page's three subplans do in that order (statements instead,
+ *      where a direct probe would bypass row-level security or a missing privilege, or a partition lacks the index);
+ *   4. images are rendered as row_to_json does (feed_json.c), with each column's category and output function
+ *      looked up once per page and a memory context reset per image.
  * Branch feeds and consumers without images stay on the SQL page.
  */
 #include "postgres.h"
@@ -56,42 +56,12 @@
 #include "utils/snapmgr.h"
 #include "utils/xid8.h"
 
+#include "feed_json.h"
 #include "read.h"
 
 PG_FUNCTION_INFO_V1(gnomon_feed_page_c);
 
 static bool malloc_tuned = false;
-
-/* datum_to_json's type categories (src/backend/utils/adt/json.c, json_categorize_type) */
-typedef enum JsonCat
-{
-	JC_BOOL,
-	JC_NUMERIC,
-	JC_DATE,
-	JC_TIMESTAMP,
-	JC_TIMESTAMPTZ,
-	JC_JSON,
-	JC_ARRAY,
-	JC_COMPOSITE,
-	JC_CAST,
-	JC_OTHER
-} JsonCat;
-
-/* One column of an image: its label ("name": with the separator before it), where it is, how it is written */
-typedef struct ImageCol
-{
-	char	   *label;
-	int			attno;
-	Oid			typoid;			/* the base type (json_categorize_type looks through domains) */
-	JsonCat		cat;
-	FmgrInfo	fn;				/* the output function, or the cast to json (JC_CAST) */
-} ImageCol;
-
-typedef struct Image
-{
-	int			ncols;
-	ImageCol   *cols;
-} Image;
 
 /* One version of the page */
 typedef struct Version
@@ -119,215 +89,11 @@ typedef struct KeyCmp
 	Version    *vers;
 } KeyCmp;
 
-static void
-categorize(Oid typoid, ImageCol *c)
-{
-	Oid			outfn = InvalidOid;
-	bool		varlena;
 
-	typoid = getBaseType(typoid);
-	c->typoid = typoid;
-	switch (typoid)
-	{
-		case BOOLOID:
-			c->cat = JC_BOOL;
-			break;
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case FLOAT4OID:
-		case FLOAT8OID:
-		case NUMERICOID:
-			c->cat = JC_NUMERIC;
-			getTypeOutputInfo(typoid, &outfn, &varlena);
-			break;
-		case DATEOID:
-			c->cat = JC_DATE;
-			break;
-		case TIMESTAMPOID:
-			c->cat = JC_TIMESTAMP;
-			break;
-		case TIMESTAMPTZOID:
-			c->cat = JC_TIMESTAMPTZ;
-			break;
-		case JSONOID:
-		case JSONBOID:
-			c->cat = JC_JSON;
-			getTypeOutputInfo(typoid, &outfn, &varlena);
-			break;
-		default:
-			if (OidIsValid(get_element_type(typoid)) || typoid == ANYARRAYOID ||
-				typoid == ANYCOMPATIBLEARRAYOID || typoid == RECORDARRAYOID)
-				c->cat = JC_ARRAY;
-			else if (type_is_rowtype(typoid))
-				c->cat = JC_COMPOSITE;
-			else
-			{
-				Oid			castfunc = InvalidOid;
-
-				c->cat = JC_OTHER;
-				/* a type of the database's own with a cast to json is written by its cast, as to_json does */
-				if (typoid >= FirstNormalObjectId &&
-					find_coercion_pathway(JSONOID, typoid, COERCION_EXPLICIT, &castfunc) == COERCION_PATH_FUNC &&
-					OidIsValid(castfunc))
-				{
-					c->cat = JC_CAST;
-					outfn = castfunc;
-				}
-				else
-					getTypeOutputInfo(typoid, &outfn, &varlena);
-			}
-			break;
-	}
-	if (OidIsValid(outfn))
-		fmgr_info(outfn, &c->fn);
-}
-
-/* The attribute of a tuple descriptor named name, from the first'th on (1-based); 0 when none is */
+/* Two versions' keys compared with their types' btree order (the SQL page's window partitions by them) */
 static int
-attno_named(TupleDesc desc, const char *name, int first)
+compare_keys(KeyCmp *kc, Version *va, Version *vb)
 {
-	for (int i = first - 1; i < desc->natts; i++)
-	{
-		Form_pg_attribute a = TupleDescAttr(desc, i);
-
-		if (!a->attisdropped && strcmp(NameStr(a->attname), name) == 0)
-			return i + 1;
-	}
-	return 0;
-}
-
-/*
- * An image of names (in their order) over desc: each name's attribute from the first'th on, or (by_name false) the
- * first'th, first+1'th, ... in order.
- */
-static void
-image_init(Image *img, int n, char **names, TupleDesc desc, int first, bool by_name)
-{
-	img->ncols = n;
-	img->cols = palloc0(sizeof(ImageCol) * n);
-	for (int k = 0; k < n; k++)
-	{
-		ImageCol   *c = &img->cols[k];
-		StringInfoData label;
-
-		c->attno = by_name ? attno_named(desc, names[k], first) : first + k;
-		if (c->attno < 1 || c->attno > desc->natts)
-			ereport(ERROR,
-					(errcode(MAKE_SQLSTATE('G', 'N', '0', '3', '6')),
-					 errmsg("gnomon.feed_page_c: the history of the table has no column \"%s\"", names[k]),
-					 errhint("Regenerate the table's objects (gnomon.untrack and gnomon.track), or turn the C page "
-							 "off: set gnomon.feed_page_c = off;")));
-		initStringInfo(&label);
-		if (k > 0)
-			appendStringInfoChar(&label, ',');
-		escape_json(&label, names[k]);
-		appendStringInfoChar(&label, ':');
-		c->label = label.data;
-		categorize(TupleDescAttr(desc, c->attno - 1)->atttypid, c);
-	}
-}
-
-/* One value as datum_to_json writes it (not a key scalar) */
-static void
-render_value(StringInfo buf, ImageCol *c, Datum v, bool isnull)
-{
-	char	   *s;
-
-	if (isnull)
-	{
-		appendStringInfoString(buf, "null");
-		return;
-	}
-	switch (c->cat)
-	{
-		case JC_BOOL:
-			appendStringInfoString(buf, DatumGetBool(v) ? "true" : "false");
-			break;
-		case JC_NUMERIC:
-			s = OutputFunctionCall(&c->fn, v);
-			if (IsValidJsonNumber(s, strlen(s)))
-				appendStringInfoString(buf, s);
-			else
-				escape_json(buf, s);
-			break;
-		case JC_DATE:
-		case JC_TIMESTAMP:
-		case JC_TIMESTAMPTZ:
-			{
-				char		dt[MAXDATELEN + 1];
-
-				JsonEncodeDateTime(dt, v, c->typoid, NULL);
-				appendStringInfoChar(buf, '"');
-				appendStringInfoString(buf, dt);
-				appendStringInfoChar(buf, '"');
-			}
-			break;
-		case JC_JSON:
-			appendStringInfoString(buf, OutputFunctionCall(&c->fn, v));
-			break;
-		case JC_ARRAY:
-			{
-				text	   *t = DatumGetTextPP(DirectFunctionCall1(array_to_json, v));
-
-				appendBinaryStringInfo(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
-			}
-			break;
-		case JC_COMPOSITE:
-			{
-				text	   *t = DatumGetTextPP(DirectFunctionCall1(row_to_json, v));
-
-				appendBinaryStringInfo(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
-			}
-			break;
-		case JC_CAST:
-			{
-				text	   *t = DatumGetTextPP(FunctionCall1(&c->fn, v));
-
-				appendBinaryStringInfo(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
-			}
-			break;
-		case JC_OTHER:
-			escape_json(buf, OutputFunctionCall(&c->fn, v));
-			break;
-	}
-}
-
-/*
- * The image of a tuple as a json text in the caller's context; the work (detoasting, output functions) in scratch,
- * reset afterwards.
- */
-static text *
-render_image(Image *img, HeapTuple tup, TupleDesc desc, StringInfo buf, MemoryContext scratch)
-{
-	MemoryContext old = MemoryContextSwitchTo(scratch);
-	text	   *result;
-
-	resetStringInfo(buf);
-	appendStringInfoChar(buf, '{');
-	for (int k = 0; k < img->ncols; k++)
-	{
-		ImageCol   *c = &img->cols[k];
-		bool		isnull;
-		Datum		v = heap_getattr(tup, c->attno, desc, &isnull);
-
-		appendStringInfoString(buf, c->label);
-		render_value(buf, c, v, isnull);
-	}
-	appendStringInfoChar(buf, '}');
-	MemoryContextSwitchTo(old);
-	result = cstring_to_text_with_len(buf->data, buf->len);
-	MemoryContextReset(scratch);
-	return result;
-}
-
-static int
-cmp_key(const void *a, const void *b, void *arg)
-{
-	KeyCmp	   *kc = (KeyCmp *) arg;
-	Version    *va = &kc->vers[*(const int *) a];
-	Version    *vb = &kc->vers[*(const int *) b];
-
 	for (int k = 0; k < kc->nkeys; k++)
 	{
 		bool		na,
@@ -346,9 +112,24 @@ cmp_key(const void *a, const void *b, void *arg)
 		if (r != 0)
 			return r;
 	}
+	return 0;
+}
+
+/* qsort_arg: by key, then version key */
+static int
+cmp_key(const void *a, const void *b, void *arg)
+{
+	KeyCmp	   *kc = (KeyCmp *) arg;
+	Version    *va = &kc->vers[*(const int *) a];
+	Version    *vb = &kc->vers[*(const int *) b];
+	int			r = compare_keys(kc, va, vb);
+
+	if (r != 0)
+		return r;
 	return va->vid < vb->vid ? -1 : va->vid > vb->vid ? 1 : 0;
 }
 
+/* qsort_arg: the page's order, by transaction key, then version key */
 static int
 cmp_order(const void *a, const void *b, void *arg)
 {
@@ -359,32 +140,6 @@ cmp_order(const void *a, const void *b, void *arg)
 	if (va->tkey != vb->tkey)
 		return va->tkey < vb->tkey ? -1 : 1;
 	return va->vid < vb->vid ? -1 : va->vid > vb->vid ? 1 : 0;
-}
-
-static bool
-keys_equal(KeyCmp *kc, int a, int b)
-{
-	int			pa = a,
-				pb = b;
-
-	/* cmp_key with the version keys made equal */
-	for (int k = 0; k < kc->nkeys; k++)
-	{
-		bool		na,
-					nb;
-		Datum		da = heap_getattr(kc->vers[pa].tup, kc->attnos[k], kc->desc, &na);
-		Datum		db = heap_getattr(kc->vers[pb].tup, kc->attnos[k], kc->desc, &nb);
-
-		if (na || nb)
-		{
-			if (na != nb)
-				return false;
-			continue;
-		}
-		if (DatumGetInt32(FunctionCall2Coll(kc->cmp[k], kc->collations[k], da, db)) != 0)
-			return false;
-	}
-	return true;
 }
 
 /* The history column's key equality condition against z.<k>, with the column's collation when it is not its type's */
@@ -492,7 +247,7 @@ probe_live(Relation rel, Version *vers, int *idx, int n, TupleDesc hdesc)
 	{
 		AttrNumber	a = ind->rd_index->indkey.values[i];
 
-		hatt[i] = a > 0 ? attno_named(hdesc, NameStr(TupleDescAttr(RelationGetDescr(rel), a - 1)->attname), 4) : 0;
+		hatt[i] = a > 0 ? gnomon_attno_named(hdesc, NameStr(TupleDescAttr(RelationGetDescr(rel), a - 1)->attname), 4) : 0;
 		if (hatt[i] == 0)
 		{
 			index_close(ind, AccessShareLock);
@@ -613,8 +368,8 @@ probe_history(Oid hist, Datum prev, Version *vers, int *idx, int n, TupleDesc hd
 		if (!OidIsValid(ge))
 			elog(ERROR, "gnomon.feed_page_c: no >= operator for g_xid in index %s", RelationGetRelationName(inds[p]));
 		ge_procs[p] = get_opcode(ge);
-		vid_att[p] = attno_named(RelationGetDescr(parts[p]), "g_vid", 1);
-		image_init(&imgs[p], ncols, col_names, RelationGetDescr(parts[p]), 4, true);
+		vid_att[p] = gnomon_attno_named(RelationGetDescr(parts[p]), "g_vid", 1);
+		gnomon_image_init(&imgs[p], ncols, col_names, RelationGetDescr(parts[p]), 4, true);
 		slots[p] = table_slot_create(parts[p], NULL);
 		scans[p] = index_beginscan(parts[p], inds[p], GetActiveSnapshot(), nkeys + 1, 0);
 	}
@@ -659,7 +414,7 @@ probe_history(Oid hist, Datum prev, Version *vers, int *idx, int n, TupleDesc hd
 		}
 		if (best != NULL)
 		{
-			v->after = render_image(&imgs[best_p], best, RelationGetDescr(parts[best_p]), buf, scratch);
+			v->after = gnomon_render_image(&imgs[best_p], best, RelationGetDescr(parts[best_p]), buf, scratch);
 			found[idx[j]] = true;
 			heap_freetuple(best);
 		}
@@ -873,7 +628,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 		Form_pg_attribute a;
 		TypeCacheEntry *tc;
 
-		key_attnos[k] = attno_named(hdesc, keys[k], 4);
+		key_attnos[k] = gnomon_attno_named(hdesc, keys[k], 4);
 		if (key_attnos[k] == 0)
 			ereport(ERROR,
 					(errcode(MAKE_SQLSTATE('G', 'N', '0', '3', '6')),
@@ -891,18 +646,18 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 		perm[i] = i;
 	qsort_arg(perm, nvers, sizeof(int), cmp_key, &kc);
 	for (int i = 0; i + 1 < nvers; i++)
-		if (keys_equal(&kc, perm[i], perm[i + 1]))
+		if (compare_keys(&kc, &vers[perm[i]], &vers[perm[i + 1]]) == 0)
 			vers[perm[i]].next = perm[i + 1];
 
 	/* the key and the before image of every version */
-	image_init(&key_img, nkeys, keys, hdesc, 4, true);
-	image_init(&hist_img, ncols, col_names, hdesc, 4, true);
+	gnomon_image_init(&key_img, nkeys, keys, hdesc, 4, true);
+	gnomon_image_init(&hist_img, ncols, col_names, hdesc, 4, true);
 	for (int i = 0; i < nvers; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		vers[i].key = render_image(&key_img, vers[i].tup, hdesc, &buf, scratch);
+		vers[i].key = gnomon_render_image(&key_img, vers[i].tup, hdesc, &buf, scratch);
 		if (images && vers[i].op != 'I')
-			vers[i].before = render_image(&hist_img, vers[i].tup, hdesc, &buf, scratch);
+			vers[i].before = gnomon_render_image(&hist_img, vers[i].tup, hdesc, &buf, scratch);
 	}
 
 	/* 3. the after image: the next version's before in the page, else probes for the key's last version */
@@ -933,7 +688,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 			elog(ERROR, "gnomon.feed_page_c: too many key columns");
 		/* the live rows of those keys, with their xmin: one primary-key probe each */
 		if (probe_live(rel, vers, need, nneed, hdesc))
-			image_init(&live_img, ncols, col_names, live_desc, 1, true);
+			gnomon_image_init(&live_img, ncols, col_names, live_desc, 1, true);
 		else
 		{
 			SPITupleTable *ltab;
@@ -948,7 +703,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 			ptypes[0] = INT4ARRAYOID;
 			pargs[0] = PointerGetDatum(int_array(need, nneed));
 			ltab = run_probe(sql.data, 1, ptypes, pargs, vers, need, nneed, hdesc, nkeys, key_attnos, "the live rows");
-			image_init(&live_img, ncols, col_names, ltab->tupdesc, 3, false);
+			gnomon_image_init(&live_img, ncols, col_names, ltab->tupdesc, 3, false);
 			for (uint64 r = 0; r < SPI_processed; r++)
 			{
 				bool		isnull;
@@ -967,7 +722,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 			 * transaction continues on the next page or is 2^32 xids old (a 32-bit xmin cannot name it) */
 			if (v->live != NULL && has_recent && v->xid >= recent && !(has_split && v->xid == split) &&
 				v->live_xmin == (TransactionId) v->xid)
-				v->after = render_image(&live_img, v->live, live_desc, &buf, scratch);
+				v->after = gnomon_render_image(&live_img, v->live, live_desc, &buf, scratch);
 			else
 				again[nagain++] = need[j];
 		}
@@ -997,13 +752,13 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 				ptypes[2] = PG_SNAPSHOTOID;
 				pargs[2] = prev;
 				ntab = run_probe(sql.data, 3, ptypes, pargs, vers, again, nagain, hdesc, nkeys, key_attnos, "the history");
-				image_init(&next_img, ncols, col_names, ntab->tupdesc, 5, true);
+				gnomon_image_init(&next_img, ncols, col_names, ntab->tupdesc, 5, true);
 				for (uint64 r = 0; r < SPI_processed; r++)
 				{
 					bool		isnull;
 					int			i = DatumGetInt32(heap_getattr(ntab->vals[r], 1, ntab->tupdesc, &isnull));
 
-					vers[i].after = render_image(&next_img, ntab->vals[r], ntab->tupdesc, &buf, scratch);
+					vers[i].after = gnomon_render_image(&next_img, ntab->vals[r], ntab->tupdesc, &buf, scratch);
 					found[i] = true;
 				}
 			}
@@ -1013,7 +768,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 				Version    *v = &vers[again[j]];
 
 				if (!found[again[j]] && v->live != NULL)
-					v->after = render_image(&live_img, v->live, live_desc, &buf, scratch);
+					v->after = gnomon_render_image(&live_img, v->live, live_desc, &buf, scratch);
 			}
 		}
 	}
