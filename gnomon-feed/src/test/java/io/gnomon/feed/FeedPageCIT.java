@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
  * date, boolean; NULLs), with inserts, updates, deletes and key updates in transactions of one to thirty writes, its
  * history rolled into a second partition halfway (a key's next version in either), and of
  * FeedBatchOrderIT's two tables written by interleaved transactions (xids out of commit order, split transactions),
- * two consumers of main from the same start read page by page in pages of random sizes, each event's position, tick,
+ * two consumers of main from the same start (and two more from a coordinate taken while transactions were open) read
+ * page by page in pages of random sizes, each event's position, tick,
  * transaction, version, table, operation, key and both images as text.
  */
 @Timeout(300)
@@ -65,30 +66,40 @@ class FeedPageCIT extends FeedTestBase {
       }
     }
     // (after the writes to fc_t: its writer on the branch goes back to the pool with the branch selected)
-    FeedBatchOrderIT.interleaveWrites(this, random, 120, -1, () -> { });
-    tick();
-    int pages = 0;
-    int events = 0;
-    try (Connection on = connect(); Connection off = connect()) {
-      sql(off, "set gnomon.feed_page_c = off");
-      assertEquals("t", one(on, "select bool_or(q like '%gnomon.feed_page_c(%') from gnomon.feed_page_plan('c_on', 1000,"
-          + " null)"), "seed " + seed + ": the consumer's pages are read by the C page");
-      assertEquals("f", one(off, "select bool_or(q like '%gnomon.feed_page_c(%') from gnomon.feed_page_plan('c_off', 1000,"
-          + " null)"), "seed " + seed + ": with gnomon.feed_page_c off, by the SQL page");
-      Random sizes = new Random(seed + 1);
-      while (true) {
-        int pageSize = sizes.nextInt(5) == 0 ? 20 + sizes.nextInt(60) : 1 + sizes.nextInt(12);
-        List<String> c = FeedBatchOrderIT.page(on, "c_on", pageSize);
-        List<String> s = FeedBatchOrderIT.page(off, "c_off", pageSize);
-        assertEquals(s, c, "seed " + seed + ": page " + pages + " of " + pageSize);
-        if (c.isEmpty()) {
-          break;
-        }
-        pages++;
-        events += c.size();
+    // consumers that start at a coordinate taken while transactions are open: their first batches are cut by it
+    FeedBatchOrderIT.interleaveWrites(this, random, 120, 50, () -> {
+      String start = one("select gnomon.coordinate()");
+      for (String name : List.of("m_on", "m_off")) {
+        feed().register(name, tables, FeedStart.at(io.gnomon.Coordinate.parse(start)), true);
       }
+    });
+    tick();
+    for (String[] pair : new String[][] {{"c_on", "c_off"}, {"m_on", "m_off"}}) {
+      int pages = 0;
+      int events = 0;
+      try (Connection on = connect(); Connection off = connect()) {
+        sql(off, "set gnomon.feed_page_c = off");
+        assertEquals("t", one(on, "select bool_or(q like '%gnomon.feed_page_c(%') from gnomon.feed_page_plan('"
+            + pair[0] + "', 1000, null)"), "seed " + seed + ": the consumer's pages are read by the C page");
+        assertEquals("f", one(off, "select bool_or(q like '%gnomon.feed_page_c(%') from gnomon.feed_page_plan('"
+            + pair[1] + "', 1000, null)"), "seed " + seed + ": with gnomon.feed_page_c off, by the SQL page");
+        Random sizes = new Random(seed + pair[0].hashCode());
+        while (true) {
+          int pageSize = sizes.nextInt(5) == 0 ? 20 + sizes.nextInt(60) : 1 + sizes.nextInt(12);
+          List<String> c = FeedBatchOrderIT.page(on, pair[0], pageSize);
+          List<String> s = FeedBatchOrderIT.page(off, pair[1], pageSize);
+          assertEquals(s, c, "seed " + seed + ": page " + pages + " of " + pageSize + " for " + pair[0]);
+          if (c.isEmpty()) {
+            break;
+          }
+          pages++;
+          events += c.size();
+        }
+      }
+      int least = pair[0].startsWith("c") ? 200 : 10;
+      assertTrue(events >= least && pages >= 3, "seed " + seed + ": " + pair[0] + " read " + events + " events in "
+          + pages + " pages");
     }
-    assertTrue(events >= 200 && pages >= 10, "seed " + seed + ": read " + events + " events in " + pages + " pages");
   }
 
   /** Called for a table it cannot read, the C page says so with GN036 (gnomon.feed_read never does that). */
