@@ -132,6 +132,56 @@ gnomon_image_init(Image *img, int n, char **names, TupleDesc desc, int first, bo
 	}
 }
 
+/*
+ * escape_json (src/backend/utils/adt/json.c) of len bytes, which hold no NUL (a text value's): the same quotes and
+ * escapes, runs of plain bytes copied at once.
+ */
+static void
+escape_json_bytes(StringInfo buf, const char *str, int len)
+{
+	int			run = 0;
+
+	appendStringInfoCharMacro(buf, '"');
+	for (int i = 0; i < len; i++)
+	{
+		unsigned char ch = (unsigned char) str[i];
+
+		if (ch >= ' ' && ch != '"' && ch != '\\')
+			continue;
+		appendBinaryStringInfo(buf, str + run, i - run);
+		run = i + 1;
+		switch (ch)
+		{
+			case '\b':
+				appendStringInfoString(buf, "\\b");
+				break;
+			case '\f':
+				appendStringInfoString(buf, "\\f");
+				break;
+			case '\n':
+				appendStringInfoString(buf, "\\n");
+				break;
+			case '\r':
+				appendStringInfoString(buf, "\\r");
+				break;
+			case '\t':
+				appendStringInfoString(buf, "\\t");
+				break;
+			case '"':
+				appendStringInfoString(buf, "\\\"");
+				break;
+			case '\\':
+				appendStringInfoString(buf, "\\\\");
+				break;
+			default:
+				appendStringInfo(buf, "\\u%04x", (int) ch);
+				break;
+		}
+	}
+	appendBinaryStringInfo(buf, str + run, len - run);
+	appendStringInfoCharMacro(buf, '"');
+}
+
 /* One value as datum_to_json writes it (not a key scalar) */
 static void
 render_value(StringInfo buf, ImageCol *c, Datum v, bool isnull)
@@ -149,6 +199,14 @@ render_value(StringInfo buf, ImageCol *c, Datum v, bool isnull)
 			appendStringInfoString(buf, DatumGetBool(v) ? "true" : "false");
 			break;
 		case JC_NUMERIC:
+			/* integers are always valid json numbers: written in place, as their output functions write them */
+			if (c->typoid == INT4OID || c->typoid == INT2OID || c->typoid == INT8OID)
+			{
+				enlargeStringInfo(buf, MAXINT8LEN + 1);
+				buf->len += c->typoid == INT8OID ? pg_lltoa(DatumGetInt64(v), buf->data + buf->len)
+					: pg_ltoa(c->typoid == INT4OID ? DatumGetInt32(v) : (int32) DatumGetInt16(v), buf->data + buf->len);
+				break;
+			}
 			s = OutputFunctionCall(&c->fn, v);
 			if (IsValidJsonNumber(s, strlen(s)))
 				appendStringInfoString(buf, s);
@@ -192,7 +250,15 @@ render_value(StringInfo buf, ImageCol *c, Datum v, bool isnull)
 			}
 			break;
 		case JC_OTHER:
-			escape_json(buf, OutputFunctionCall(&c->fn, v));
+			/* text and varchar escaped from the value itself (textout would copy it first) */
+			if (c->typoid == TEXTOID || c->typoid == VARCHAROID)
+			{
+				text	   *t = DatumGetTextPP(v);
+
+				escape_json_bytes(buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+			}
+			else
+				escape_json(buf, OutputFunctionCall(&c->fn, v));
 			break;
 	}
 }
