@@ -230,7 +230,7 @@ class FeedBatchOrderIT extends FeedTestBase {
   }
 
   /** A page through gnomon.feed_read, each row as text, acknowledged; empty when the feed is drained. */
-  private static List<String> page(Connection c, String consumer, int pageSize) throws SQLException {
+  static List<String> page(Connection c, String consumer, int pageSize) throws SQLException {
     List<String> rows = new ArrayList<>();
     String last = null;
     try (PreparedStatement ps = c.prepareStatement("select " + COLUMNS + " from gnomon.feed_read(?, ?)")) {

@@ -49,6 +49,11 @@ public enum GnomonSqlState {
    * merge rolls its writes back and records the conflicts.
    */
   MERGE_REPLANNED_CONFLICT("GN035", false),
+  /**
+   * {@code gnomon.feed_page_c} (the C module's change-feed page) was asked for a table it cannot read: no tracked table
+   * has the id, or its history lacks a column of the table.
+   */
+  FEED_PAGE_C_MISUSE("GN036", false),
   /** A merge input exceeds a configured limit (json: nesting depth or number of nodes). */
   MERGE_LIMIT_EXCEEDED("GN040", false),
   /** A gnomon.* setting has a value Gnomon does not accept ({@code gnomon.settings()} lists what each accepts). */

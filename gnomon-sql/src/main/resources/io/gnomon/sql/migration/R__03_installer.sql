@@ -418,6 +418,12 @@ begin
       execute format('create or replace function gnomon.as_of_key_c(row_type anyelement, coordinate text, track_xid xid8, table_id integer, '
                      'fallback regprocedure, keyed boolean, variadic attnum_and_values "any") returns setof anyelement '
                      'language c stable parallel safe rows 1 support gnomon.as_of_support_c as %L, %L', library, 'gnomon_as_of_key_c');
+      -- the change feed's page of main with images (gnomon-c/src/feed_page.c), for gnomon.feed_page_plan
+      execute format('create or replace function gnomon.feed_page_c(table_id integer, prev pg_snapshot, cur pg_snapshot, '
+                     'start pg_snapshot, images boolean, sx xid8[], st bigint[], lo xid8, hi xid8, from_tkey bigint, '
+                     'from_vid bigint, to_tkey bigint, to_vid bigint, split xid8, recent xid8) '
+                     'returns table (xid xid8, vid bigint, tkey bigint, op "char", key json, before json, after json) '
+                     'language c stable rows 1000 as %L, %L', library, 'gnomon_feed_page_c');
     exception when undefined_function then
       raise exception using errcode = 'GN070',
         message = format('the Gnomon C module %L has no read functions: %s', library, sqlerrm),
@@ -439,6 +445,8 @@ begin
       'Planner support of gnomon.as_of_keyed_c and gnomon.as_of_key_c: finds the key values a query pins in an arm of an as-of read (the optional C module''s point read).';
     comment on function gnomon.as_of_keyed_c(boolean, "any") is
       'Folded while planning: want when the arm''s conditions pin every key column given, else not want (the optional C module''s point read).';
+    comment on function gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8) is
+      'A change-feed page of a table on main, the rows of its gnomon_t.<base>_page with the same parameters (the optional C module''s page reader, run by gnomon.feed_read).';
     comment on function gnomon.as_of_key_c(anyelement, text, xid8, integer, regprocedure, boolean, "any") is
       'The row of a key as of a coordinate: the live row when its xmin is visible there, else the table''s fallback gnomon_t.<base>_as_of_k (the optional C module''s point read).';
   else
@@ -451,6 +459,7 @@ begin
     drop function if exists gnomon.as_of_keyed_c(boolean, "any");
     drop function if exists gnomon.as_of_key_c(anyelement, text, xid8, integer, regprocedure, boolean, "any");
     drop function if exists gnomon.as_of_support_c(internal);
+    drop function if exists gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8);
   end if;
   for tid in select table_id from gnomon.tracked_table order by table_id loop
     perform gnomon.install_triggers(tid, enable);

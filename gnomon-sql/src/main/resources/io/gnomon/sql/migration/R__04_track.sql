@@ -76,6 +76,8 @@ language sql immutable parallel safe as $$
           'gnomon.maintain() deletes ticks older than this that no change-feed consumer needs'),
          ('gnomon.feed_batches', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
           'gnomon.feed_read() uses the kept batch orders (gnomon.feed_batch); off chooses every page by a scan'),
+         ('gnomon.feed_page_c', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
+          'gnomon.feed_read() reads main''s pages with images through the C module (gnomon.feed_page_c) when it is enabled; off reads them in SQL'),
          ('gnomon.merge_direct', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
           'gnomon.merge() writes a branch''s first merge into main directly where main left the keys unchanged; off plans every key')
 $$;
@@ -115,6 +117,7 @@ begin
             when 'gnomon.history_partition_rows' then v::bigint >= 1
             when 'gnomon.tick_retention' then v::interval > interval '0'
             when 'gnomon.feed_batches' then v::boolean is not null
+            when 'gnomon.feed_page_c' then v::boolean is not null
             when 'gnomon.merge_direct' then v::boolean is not null
           end;
   exception when data_exception then

@@ -16,6 +16,7 @@ import io.gnomon.sql.internal.generated.routines.BranchRowsDrop;
 import io.gnomon.sql.internal.generated.routines.BranchSchema;
 import io.gnomon.sql.internal.generated.routines.BranchUse;
 import io.gnomon.sql.internal.generated.routines.BranchUseC;
+import io.gnomon.sql.internal.generated.routines.CFeedPageEnabled;
 import io.gnomon.sql.internal.generated.routines.CModuleEnabled;
 import io.gnomon.sql.internal.generated.routines.CModuleInterfaceVersion;
 import io.gnomon.sql.internal.generated.routines.CPointReadEnabled;
@@ -628,6 +629,27 @@ public class Routines {
         BranchUseC f = new BranchUseC();
         f.setEnable(enable);
         f.setLibrary(library);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.c_feed_page_enabled</code>
+     */
+    public static Boolean cFeedPageEnabled(
+          Configuration configuration
+    ) {
+        CFeedPageEnabled f = new CFeedPageEnabled();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.c_feed_page_enabled</code> as a field.
+     */
+    public static Field<Boolean> cFeedPageEnabled() {
+        CFeedPageEnabled f = new CFeedPageEnabled();
 
         return f.asField();
     }
