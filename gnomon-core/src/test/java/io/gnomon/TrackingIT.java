@@ -1,12 +1,16 @@
 package io.gnomon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnomon.sql.GnomonSqlState;
 import java.io.StringReader;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -86,6 +90,59 @@ class TrackingIT extends GnomonIT {
     sql("alter table ge add column twice int generated always as (id * 2) stored",
         "alter table ge add column n bigint generated always as identity", "insert into ge (id) values (4)");
     assertEquals("8|1", one("select twice || '|' || n from gnomon_t.ge_as_of(gnomon.coordinate())"));
+  }
+
+  /** The rows of a table as of now, "id:v,..." in key order, read through an instance's Java API. */
+  private String readThrough(Gnomon g, String table) throws SQLException {
+    StringBuilder out = new StringBuilder();
+    try (Connection c = connect();
+        PreparedStatement ps = g.asOf(g.coordinate()).prepare(c, table, "");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.append(out.length() == 0 ? "" : ",").append(rs.getInt("id")).append(':').append(rs.getInt("v"));
+      }
+    }
+    return out.toString();
+  }
+
+  @Test
+  void trackedSeesUntrackTrackAgainAndAddColumnByAnotherInstance() throws Exception {
+    // both tables' generated objects want the base name x_y: the one tracked second gets another
+    sql("create schema x", "create table x.y (id int primary key, v int)", "create table public.x_y (id int primary key, v int)",
+        "insert into x.y values (1, 10)", "insert into public.x_y values (2, 20)");
+    Gnomon mine = gnomon();
+    mine.track("public.x_y");
+    mine.track("x.y");
+    TrackedTable before = mine.tracked("public.x_y");
+    assertEquals("x_y_as_of", before.asOfFunction());
+    assertEquals("2:20", readThrough(mine, "public.x_y"));
+    try (Gnomon other = Gnomon.open(dataSource())) {
+      other.untrack("public.x_y", true);
+      other.untrack("x.y", true);
+      other.track("x.y");
+      other.track("public.x_y");
+      assertEquals("x_y_as_of", other.tracked("x.y").asOfFunction());
+    }
+    // the instance that had read public.x_y before sees its new tracking: with the row it kept, it read x.y's history,
+    // whose generated objects now have the names public.x_y's had
+    TrackedTable after = mine.tracked("public.x_y");
+    assertNotEquals(before.id(), after.id());
+    assertNotEquals("x_y_as_of", after.asOfFunction());
+    assertEquals("2:20", readThrough(mine, "public.x_y"));
+    assertEquals("1:10", readThrough(mine, "x.y"));
+    // ADD COLUMN by another session: the same tracking, and reads show the column
+    sql("alter table public.x_y add column note text default 'n'");
+    assertEquals(after, mine.tracked("public.x_y"));
+    try (Connection c = connect();
+        PreparedStatement ps = mine.asOf(mine.coordinate()).prepare(c, "public.x_y", "");
+        ResultSet rs = ps.executeQuery()) {
+      assertTrue(rs.next());
+      assertEquals("n", rs.getString("note"));
+    }
+    // untracked by another session: the Gnomon error, not a call of a function that is gone
+    sql("select gnomon.untrack('public.x_y')");
+    assertThrows(TableNotTrackedException.class, () -> mine.tracked("public.x_y"));
+    assertThrows(TableNotTrackedException.class, () -> mine.asOf(mine.coordinate()).selectSql("public.x_y"));
   }
 
   @Test
