@@ -183,6 +183,104 @@ class TrackingIT extends GnomonIT {
     assertEquals("10", one("select count(*) from gnomon_t.pt_as_of(gnomon.coordinate())"));
   }
 
+  /** A tracked table pq partitioned at two levels: pq_1 (ids 0-99) and pq_2 (100-199) holding pq_21 (100-149). */
+  private void partitioned() throws SQLException {
+    sql("create table pq (id int primary key, v int) partition by range (id)",
+        "create table pq_1 partition of pq for values from (0) to (100)",
+        "create table pq_2 partition of pq for values from (100) to (200) partition by range (id)",
+        "create table pq_21 partition of pq_2 for values from (100) to (150)",
+        "insert into pq select g, 0 from generate_series(1, 120) g");
+    gnomon().track("pq");
+  }
+
+  @Test
+  void writesAndTruncatesNamingAPartitionAreVersioned() throws Exception {
+    partitioned();
+    String before = coordinate();
+    // PostgreSQL fires a statement trigger only on the table a statement names: these left no version, so as of
+    // `before` rows 1, 2 and 101 showed their new state or were missing, and pq_21's truncated rows were gone
+    sql("update pq_1 set v = 1 where id in (1, 2)", "delete from pq_21 where id = 101", "insert into pq_2 values (149, 5)");
+    String written = coordinate();
+    sql("truncate pq_21");
+    assertEquals("120|0", one("select count(*) || '|' || sum(v) from gnomon_t.pq_as_of('" + before + "')"));
+    assertEquals("120|7", one("select count(*) || '|' || sum(v) from gnomon_t.pq_as_of('" + written + "')"));
+    assertEquals("99", one("select count(*) from gnomon_t.pq_as_of(gnomon.coordinate())"));
+    // a TRUNCATE of the table fires the table's trigger and every partition's: each row gets one delete version (99,
+    // after the 21 of pq_21 and the one of the delete)
+    sql("truncate pq");
+    assertEquals("121", one("select count(*) from gnomon_t.pq_h where g_op = 'D'"));
+    assertEquals("120|7", one("select count(*) || '|' || sum(v) from gnomon_t.pq_as_of('" + written + "')"));
+    // a partition made after tracking writes versions too; one detached (empty) writes no more
+    sql("create table pq_3 partition of pq for values from (200) to (300)", "insert into pq_3 values (250, 1)",
+        "delete from pq_3", "alter table pq detach partition pq_3", "insert into pq_3 values (251, 1)");
+    assertEquals("2", one("select count(*) from gnomon_t.pq_h where id in (250, 251)"));
+    assertEquals("0", one("select count(*) from pg_trigger where tgrelid = 'pq_3'::regclass"));
+    // through the table, as before: one version per row, not one more from the partition's triggers
+    sql("insert into pq values (0, 0), (140, 0)", "update pq set v = 3", "delete from pq");
+    assertEquals("2|2|2", one("select count(*) filter (where g_op = 'I') || '|' || count(*) filter (where g_op = 'U') || '|' "
+        + "|| count(*) filter (where g_op = 'D') from gnomon_t.pq_h where id in (0, 140)"));
+    // untracking takes the partitions' triggers too
+    gnomon().untrack("pq", true);
+    assertEquals("0", one("select count(*) from pg_trigger where tgname like 'gnomon%' and tgrelid in "
+        + "('pq'::regclass, 'pq_1'::regclass, 'pq_2'::regclass, 'pq_21'::regclass)"));
+  }
+
+  @Test
+  void droppingOrConcurrentlyDetachingAPartitionThatHoldsRowsIsRefused() throws Exception {
+    partitioned();
+    String before = coordinate();
+    // the rows left without versions: as of `before` they were gone
+    UnsupportedDdlException drop = assertThrows(UnsupportedDdlException.class, () -> sqlTranslated("drop table pq_1"));
+    assertTrue(drop.getMessage().startsWith(
+        "dropping partition public.pq_1, which holds rows, of tracked table public.pq is not supported"), drop.getMessage());
+    assertTrue(drop.getMessage().contains("delete from public.pq where"), drop.getMessage());
+    UnsupportedDdlException below = assertThrows(UnsupportedDdlException.class, () -> sqlTranslated("drop table pq_2"));
+    assertTrue(below.getMessage().startsWith("dropping partition public.pq_21, which holds rows"), below.getMessage());
+    // DETACH ... CONCURRENTLY commits the detach before the command ends: refused when it starts
+    UnsupportedDdlException detach = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("alter table pq detach partition pq_1 concurrently"));
+    assertTrue(detach.getMessage().startsWith(
+        "detaching partition pq_1, which holds rows, from tracked table public.pq is not supported"), detach.getMessage());
+    UnsupportedDdlException quoted = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("ALTER TABLE IF EXISTS ONLY \"public\".pq DETACH PARTITION public.\"pq_2\" CONCURRENTLY;"));
+    assertTrue(quoted.getMessage().startsWith("detaching partition pq_2, which holds rows"), quoted.getMessage());
+    UnsupportedDdlException unread = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("/* moving */ alter table pq detach partition pq_1 concurrently"));
+    assertTrue(unread.getMessage().startsWith("Gnomon cannot tell which partition this DETACH PARTITION ... CONCURRENTLY"),
+        unread.getMessage());
+    assertEquals("120", one("select count(*) from pq"));
+    // the hints' way: the rows go through the table, versioned, then the empty partitions go
+    sql("delete from pq where id >= 100", "alter table pq detach partition pq_2 concurrently", "delete from pq where id < 50",
+        "delete from pq_1", "drop table pq_1");
+    assertEquals("0", one("select count(*) from pg_trigger where tgrelid in ('pq_2'::regclass, 'pq_21'::regclass)"));
+    assertEquals("120", one("select count(*) from gnomon_t.pq_as_of('" + before + "')"));
+    assertEquals("0", one("select count(*) from gnomon_t.pq_as_of(gnomon.coordinate())"));
+    // other tables are dropped and detached as before
+    sql("create table plain_p (id int) partition by list (id)", "create table plain_p1 partition of plain_p for values in (1)",
+        "insert into plain_p values (1)", "alter table plain_p detach partition plain_p1 concurrently", "drop table plain_p1");
+  }
+
+  @Test
+  void unloggedTrackedTablesAndPartitionsAreRefused() throws Exception {
+    // a crash empties an unlogged table without a version, and as-of reads take unchanged rows from the table itself
+    sql("create unlogged table ul (id int primary key)");
+    UnsupportedRelationException track = assertThrows(UnsupportedRelationException.class, () -> gnomon().track("ul"));
+    assertTrue(track.getMessage().contains("ul cannot be tracked: it is an unlogged table"), track.getMessage());
+    assertTrue(track.getMessage().contains("alter table ul set logged;"), track.getMessage());
+    partitioned();
+    sql("create table lg (id int primary key)");
+    gnomon().track("lg");
+    UnsupportedDdlException table = assertThrows(UnsupportedDdlException.class, () -> sqlTranslated("alter table lg set unlogged"));
+    assertTrue(table.getMessage().startsWith("an unlogged lg is not supported while public.lg is tracked"), table.getMessage());
+    UnsupportedDdlException part = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("alter table pq_21 set unlogged"));
+    assertTrue(part.getMessage().startsWith("an unlogged pq_21 is not supported while public.pq is tracked"), part.getMessage());
+    UnsupportedDdlException created = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("create unlogged table pq_3 partition of pq for values from (200) to (300)"));
+    assertTrue(created.getMessage().startsWith("an unlogged pq_3 is not supported"), created.getMessage());
+    assertEquals("p|p", one("select string_agg(relpersistence::text, '|' order by relname) from pg_class where relname in ('lg', 'pq_21') and relnamespace = 'public'::regnamespace"));
+  }
+
   @Test
   void aDisabledWriteTriggerIsWarnedAboutAndRefusedAtStartUp() throws Exception {
     sql("create table dt (id int primary key, v int)");
