@@ -301,6 +301,23 @@ create or replace function gnomon.c_module_interface_version() returns integer
 language sql immutable as $$ select 1 $$;
 comment on function gnomon.c_module_interface_version() is 'The interface version of the Gnomon C module this catalog expects.';
 
+-- Creates the four statement-level write triggers on a table (its name as SQL), calling fn (as SQL): AFTER INSERT,
+-- UPDATE and DELETE with the transition tables gnomon_new / gnomon_old, and BEFORE TRUNCATE, so the history holds the
+-- rows before they go. The one definition of their shape, which gnomon.write_c() checks.
+create or replace function gnomon.create_write_triggers(rel text, fn text) returns void
+language plpgsql as $$
+begin
+  execute format('create trigger gnomon_insert after insert on %s referencing new table as gnomon_new '
+                 'for each statement execute function %s', rel, fn);
+  execute format('create trigger gnomon_update after update on %s referencing old table as gnomon_old new table as gnomon_new '
+                 'for each statement execute function %s', rel, fn);
+  execute format('create trigger gnomon_delete after delete on %s referencing old table as gnomon_old '
+                 'for each statement execute function %s', rel, fn);
+  execute format('create trigger gnomon_truncate before truncate on %s for each statement execute function %s', rel, fn);
+end $$;
+comment on function gnomon.create_write_triggers(text, text) is
+  'Creates the four statement-level write triggers (gnomon_insert, gnomon_update, gnomon_delete, gnomon_truncate) on a table, calling the given function.';
+
 -- The write triggers of a tracked table, the one place that creates them: four statement-level triggers with
 -- transition tables, and the key-change row trigger. Behind the statement triggers is the optional C module's
 -- gnomon.write_c() when it is enabled (gnomon.use_c_module), else the table's generated PL/pgSQL function; both
@@ -331,10 +348,7 @@ begin
     enabled := enabled || jsonb_build_object(old.tgname, old.tgenabled::text);
     execute format('drop trigger %I on %s', old.tgname, tab);
   end loop;
-  execute format('create trigger gnomon_insert after insert on %s referencing new table as gnomon_new '
-                 'for each statement execute function %s', tab, fn);
-  execute format('create trigger gnomon_update after update on %s referencing old table as gnomon_old new table as gnomon_new '
-                 'for each statement execute function %s', tab, fn);
+  perform gnomon.create_write_triggers(tab, fn);
   -- fires only for rows whose key an UPDATE changed, and only to tell the statement trigger to pair old and new rows
   -- (gnomon.write_c() compares the old and new transition rows itself and flags the statement the same way: no row
   -- trigger then, whose WHEN clause PostgreSQL prepares again for every statement)
@@ -348,10 +362,6 @@ begin
       enabled := enabled || jsonb_build_object('gnomon_key_change', enabled->>'gnomon_update');
     end if;
   end if;
-  execute format('create trigger gnomon_delete after delete on %s referencing old table as gnomon_old '
-                 'for each statement execute function %s', tab, fn);
-  execute format('create trigger gnomon_truncate before truncate on %s '
-                 'for each statement execute function %s', tab, fn);
   for trg in select t.tgname from pg_trigger t where t.tgrelid = tt.relid and t.tgname = any (gnomon.write_trigger_names()) loop
     state := (enabled->>trg)::"char";
     if state is not null and state <> 'O' then
@@ -403,13 +413,7 @@ begin
     foreach n in array gnomon.write_trigger_names(true) loop
       execute format('drop trigger if exists %I on %s', n, part);
     end loop;
-    execute format('create trigger gnomon_insert after insert on %s referencing new table as gnomon_new '
-                   'for each statement execute function %s', part, fn);
-    execute format('create trigger gnomon_update after update on %s referencing old table as gnomon_old new table as gnomon_new '
-                   'for each statement execute function %s', part, fn);
-    execute format('create trigger gnomon_delete after delete on %s referencing old table as gnomon_old '
-                   'for each statement execute function %s', part, fn);
-    execute format('create trigger gnomon_truncate before truncate on %s for each statement execute function %s', part, fn);
+    perform gnomon.create_write_triggers(part::text, fn::text);
   end loop;
 end $$;
 comment on function gnomon.install_partition_triggers(integer) is

@@ -36,6 +36,7 @@ import io.gnomon.sql.internal.generated.routines.ConsumerRow;
 import io.gnomon.sql.internal.generated.routines.Coordinate;
 import io.gnomon.sql.internal.generated.routines.CoordinateAt;
 import io.gnomon.sql.internal.generated.routines.CoordinateText;
+import io.gnomon.sql.internal.generated.routines.CreateWriteTriggers;
 import io.gnomon.sql.internal.generated.routines.CurrentBranch;
 import io.gnomon.sql.internal.generated.routines.CurrentPoint;
 import io.gnomon.sql.internal.generated.routines.DisabledWriteTriggers;
@@ -1178,6 +1179,21 @@ public class Routines {
         f.setSnapshot(snapshot);
 
         return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.create_write_triggers</code>
+     */
+    public static void createWriteTriggers(
+          Configuration configuration
+        , String rel
+        , String fn
+    ) {
+        CreateWriteTriggers p = new CreateWriteTriggers();
+        p.setRel(rel);
+        p.setFn(fn);
+
+        p.execute(configuration);
     }
 
     /**
