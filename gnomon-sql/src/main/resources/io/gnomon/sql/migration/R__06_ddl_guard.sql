@@ -541,3 +541,17 @@ create event trigger gnomon_privilege_guard on ddl_command_end when tag in ('GRA
 drop event trigger if exists gnomon_schema_guard;
 create event trigger gnomon_schema_guard on ddl_command_end when tag in ('ALTER SCHEMA')
   execute function gnomon.schema_guard();
+
+-- Partitioned tables tracked before their partitions had write triggers of their own get them now, after their
+-- trigger function is regenerated (in that order: the earlier function's TRUNCATE copied every row of the table, and
+-- fired on each partition as well it would have recorded each row once per partition more).
+do $$
+declare
+  t integer;
+begin
+  for t in select tt.table_id from gnomon.tracked_table tt join pg_class c on c.oid = tt.relid
+            where c.relkind = 'p' order by tt.table_id loop
+    perform gnomon.install_objects(t);
+    perform gnomon.install_partition_triggers(t);
+  end loop;
+end $$;
