@@ -219,6 +219,12 @@ class TrackingIT extends GnomonIT {
     sql("insert into pq values (0, 0), (140, 0)", "update pq set v = 3", "delete from pq");
     assertEquals("2|2|2", one("select count(*) filter (where g_op = 'I') || '|' || count(*) filter (where g_op = 'U') || '|' "
         + "|| count(*) filter (where g_op = 'D') from gnomon_t.pq_h where id in (0, 140)"));
+    // a partition without one of them is GN072 at start-up, and re-creating the triggers gives it back
+    sql("drop trigger gnomon_update on pq_21");
+    WriteTriggersMissingException missing = assertThrows(WriteTriggersMissingException.class,
+        () -> sqlTranslated("select gnomon.check_triggers()"));
+    assertTrue(missing.getMessage().contains("pq_21, a partition of public.pq (gnomon_update)"), missing.getMessage());
+    sql("select gnomon.install_triggers(table_id) from gnomon.tracked_table where table_name = 'pq'", "select gnomon.check_triggers()");
     // untracking takes the partitions' triggers too
     gnomon().untrack("pq", true);
     assertEquals("0", one("select count(*) from pg_trigger where tgname like 'gnomon%' and tgrelid in "

@@ -263,6 +263,18 @@ begin
                   or not exists (select 1 from pg_trigger g where g.tgrelid = tt.relid and g.tgname = 'gnomon_update'
                                     and g.tgfoid = pg_catalog.to_regprocedure('gnomon.write_c()')))
            group by 1) t;
+  -- and the partitions' (gnomon.install_partition_triggers): without them a write naming a partition leaves no version
+  missing := nullif(concat_ws('; ', missing,
+    (select string_agg(format('%s (%s)', t.tab, t.names), '; ' order by t.tab)
+       from (select format('%s, a partition of %I.%I', p.relid::regclass, tt.schema_name, tt.table_name) as tab,
+                    string_agg(u.n, ', ' order by u.o) as names
+               from gnomon.tracked_table tt join pg_class r on r.oid = tt.relid and r.relkind = 'p'
+              cross join lateral pg_partition_tree(tt.relid) p
+               join pg_class c on c.oid = p.relid and c.relkind in ('r', 'p')
+              cross join lateral unnest(gnomon.write_trigger_names(true)) with ordinality u(n, o)
+              where p.relid <> tt.relid
+                and not exists (select 1 from pg_trigger g where g.tgrelid = p.relid and g.tgname = u.n)
+              group by 1) t)), '');
   if missing is not null then
     raise exception using errcode = 'GN072',
       message = format('tracked tables lack Gnomon''s write triggers, so their writes leave no history: %s', missing),
@@ -278,7 +290,7 @@ begin
   end if;
 end $$;
 comment on function gnomon.check_triggers() is
-  'Raises GN072 naming every tracked table that lacks its write triggers (for example after a restore without the C module), or has them disabled.';
+  'Raises GN072 naming every tracked table, or partition of one, that lacks its write triggers (for example after a restore without the C module), or a tracked table that has them disabled.';
 
 -- The tracked tables whose write triggers are disabled (ALTER TABLE ... DISABLE TRIGGER), as 'schema.table (trigger,
 -- ...)' joined by '; ', or null when there is none. Used by check_triggers (GN072) and the DDL guard (a WARNING).
@@ -408,7 +420,8 @@ begin
   for part in select p.relid from pg_partition_tree(tt.relid) p
                join pg_class c on c.oid = p.relid and c.relkind in ('r', 'p')
               where p.relid <> tt.relid
-                and not exists (select from pg_trigger g where g.tgrelid = p.relid and g.tgname = 'gnomon_insert' and g.tgfoid = fn)
+                and (select count(*) from pg_trigger g where g.tgrelid = p.relid and g.tgfoid = fn
+                        and g.tgname = any (gnomon.write_trigger_names(true))) < 4
               order by p.level, p.relid loop
     foreach n in array gnomon.write_trigger_names(true) loop
       execute format('drop trigger if exists %I on %s', n, part);
