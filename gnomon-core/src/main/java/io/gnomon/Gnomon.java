@@ -149,7 +149,9 @@ public final class Gnomon implements AutoCloseable {
     TrackedTable kept = table == null ? null : trackedByName.get(table);
     if (kept != null) {
       try (PreparedStatement ps = c.prepareStatement(
-          "select t.table_id from gnomon.tracked_table t where t.relid = gnomon.resolve_table(?)")) {
+          // to_regclass, not gnomon.resolve_table: no PL/pgSQL block with its subtransaction, so the check costs what
+          // its round trip costs (the name resolved before; a branch view's name misses here and takes the long way)
+          "select t.table_id from gnomon.tracked_table t where t.relid = to_regclass(?)")) {
         ps.setString(1, table);
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next() && rs.getInt(1) == kept.id()) {
