@@ -259,6 +259,34 @@ raise_through_sql(const char *sql, int32 arg)
 	SPI_finish();
 }
 
+/*
+ * The selected branch's id, from the setting gnomon.branch (which gnomon.branch_use writes); false when none is selected
+ * (unset or empty). A value that is no branch id (set by hand: 'abc', '1.5', beyond integer) raises
+ * gnomon.current_branch()'s GN041, which names the setting, the value and what to do, where pg_strtoint32 raised a bare
+ * 22P02; it accepts what gnomon.selected_branch_id() does in SQL (blanks around, a sign, decimal digits).
+ */
+static bool
+selected_branch_id(int32 *id)
+{
+	const char *s = GetConfigOption("gnomon.branch", true, false);
+	char	   *end;
+	long		v;
+
+	if (s == NULL || s[0] == '\0')
+		return false;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	while (*end != '\0' && isspace((unsigned char) *end))
+		end++;
+	if (errno != 0 || end == s || *end != '\0' || v < PG_INT32_MIN || v > PG_INT32_MAX)
+	{
+		raise_through_sql("select gnomon.current_branch()", 0);
+		elog(ERROR, "gnomon: setting gnomon.branch holds no branch id: \"%s\"", s);
+	}
+	*id = (int32) v;
+	return true;
+}
+
 static Oid
 branch_catalog_index(void)
 {
@@ -370,7 +398,6 @@ point_key_store(int32 id, Snapshot s, const BranchPoint *p)
 static BranchPoint *
 load_point(MemoryContext mcxt)
 {
-	const char *s = GetConfigOption("gnomon.branch", true, false);
 	int32		id;
 	Relation	rel,
 				irel;
@@ -382,12 +409,11 @@ load_point(MemoryContext mcxt)
 	bool		scratch = false;
 	MemoryContext old;
 
-	if (s == NULL || s[0] == '\0')
+	if (!selected_branch_id(&id))
 	{
 		raise_through_sql("select gnomon.current_point()", 0);
 		elog(ERROR, "gnomon: no branch is selected");
 	}
-	id = pg_strtoint32(s);
 	if (point_key_matches(id, GetActiveSnapshot()))
 		return copy_point(pc.point, mcxt);
 	irel = index_open(branch_catalog_index(), AccessShareLock);
@@ -879,12 +905,10 @@ PG_FUNCTION_INFO_V1(gnomon_branch_floor);
 Datum
 gnomon_branch_floor(PG_FUNCTION_ARGS)
 {
-	const char *s = GetConfigOption("gnomon.branch", true, false);
 	int32		id;
 
-	if (s == NULL || s[0] == '\0')
+	if (!selected_branch_id(&id))
 		PG_RETURN_INT32(1);
-	id = pg_strtoint32(s);
 	PG_RETURN_INT32(id < 1 ? id : 1);
 }
 
@@ -905,12 +929,10 @@ Datum
 gnomon_branch_hist_bound(PG_FUNCTION_ARGS)
 {
 	bool		upper = PG_GETARG_BOOL(0);
-	const char *s = GetConfigOption("gnomon.branch", true, false);
 	int32		id;
 
-	if (s == NULL || s[0] == '\0')
+	if (!selected_branch_id(&id))
 		PG_RETURN_INT32(upper ? PG_INT32_MAX : 1);
-	id = pg_strtoint32(s);
 	if (load_point(CurrentMemoryContext)->nlevels <= 1)
 		PG_RETURN_INT32(upper ? 0 : 1);
 	PG_RETURN_INT32(upper ? PG_INT32_MAX : (id < 1 ? id : 1));

@@ -67,6 +67,8 @@ static Oid	cat_oid,
  * index, or changed one) the row's entries go through ExecInsertIndexTuples, which handles any index.
  */
 static bool known_indexes = false;
+/* The name index's name, which a unique violation names (GN051 instead), kept with the cache: a rename invalidates it. */
+static char name_idx_name[NAMEDATALEN];
 static AttrNumber att_id,
 			att_name,
 			att_parent,
@@ -178,6 +180,11 @@ load_create_cache(void)
 		|| att_main_snap <= 0 || att_created_xid <= 0 || att_created_at <= 0)
 		elog(ERROR, "gnomon: gnomon.branch lacks a column the C module writes");
 	known_indexes = check_known_indexes();
+	{
+		char	   *n = get_rel_name(name_idx_oid);
+
+		strlcpy(name_idx_name, n ? n : "", NAMEDATALEN);
+	}
 	create_cache_valid = true;
 }
 
@@ -292,7 +299,6 @@ static void
 insert_row(Relation rel, HeapTuple tup, text *name)
 {
 	MemoryContext mcxt = CurrentMemoryContext;
-	const char *index_name = get_rel_name(name_idx_oid);
 	CommandId	cid = GetCurrentCommandId(true);
 
 	heap_insert(rel, tup, cid, 0, NULL);
@@ -309,8 +315,8 @@ insert_row(Relation rel, HeapTuple tup, text *name)
 
 		MemoryContextSwitchTo(mcxt);
 		e = CopyErrorData();
-		if (e->sqlerrcode != ERRCODE_UNIQUE_VIOLATION || e->constraint_name == NULL || index_name == NULL
-			|| strcmp(e->constraint_name, index_name) != 0)
+		if (e->sqlerrcode != ERRCODE_UNIQUE_VIOLATION || e->constraint_name == NULL || name_idx_name[0] == '\0'
+			|| strcmp(e->constraint_name, name_idx_name) != 0)
 			PG_RE_THROW();
 		FlushErrorState();
 		e->sqlerrcode = ERRCODE_GN_BRANCH_EXISTS;

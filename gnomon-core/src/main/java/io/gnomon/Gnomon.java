@@ -42,6 +42,10 @@ import javax.sql.DataSource;
  */
 public final class Gnomon implements AutoCloseable {
   private final GnomonConfig config;
+  /**
+   * The catalog rows {@link #tracked(String)} read, by the name asked for; each use first checks that the name still
+   * names the table of that id (see there).
+   */
   private final ConcurrentMap<String, TrackedTable> trackedByName = new ConcurrentHashMap<>();
   private volatile Ticker ticker;
   private volatile boolean closed;
@@ -127,20 +131,36 @@ public final class Gnomon implements AutoCloseable {
           Routines.untrack(Jdbc.dsl(c).configuration(), table, dropHistory);
           return null;
         });
-    trackedByName.clear();
   }
 
-  /** The tracked table with this name; throws {@link TableNotTrackedException} or {@link TableNotFoundException}. */
+  /**
+   * The tracked table with this name, as the catalog says now; throws {@link TableNotTrackedException} or {@link
+   * TableNotFoundException}. One short query: a table untracked, tracked again (a new id, and perhaps other names for
+   * its generated objects) or dropped since an earlier call, by this instance or any other session, is seen at once.
+   */
   public TrackedTable tracked(String table) {
-    DataSource open = dataSource(); // refused once closed, cached or not
-    TrackedTable t = table == null ? null : trackedByName.get(table);
-    if (t != null) {
-      return t;
-    }
-    return Jdbc.withConnection(open, "looking up " + table, c -> tracked(c, table));
+    return Jdbc.withConnection(dataSource(), "looking up " + table, c -> tracked(c, table));
   }
 
-  private TrackedTable tracked(Connection c, String table) {
+  private TrackedTable tracked(Connection c, String table) throws SQLException {
+    // A tracking's row never changes what TrackedTable holds (renames and key changes are refused, ADD COLUMN touches
+    // only the columns, which it does not hold): the row kept is still right while the name resolves to the table of
+    // the same id, which ids never reused make a safe test. Otherwise the whole row again, with gnomon.tracked's errors.
+    TrackedTable kept = table == null ? null : trackedByName.get(table);
+    if (kept != null) {
+      try (PreparedStatement ps = c.prepareStatement(
+          // to_regclass, not gnomon.resolve_table: no PL/pgSQL block with its subtransaction, so the check costs what
+          // its round trip costs (the name resolved before; a branch view's name misses here and takes the long way)
+          "select t.table_id from gnomon.tracked_table t where t.relid = to_regclass(?)")) {
+        ps.setString(1, table);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next() && rs.getInt(1) == kept.id()) {
+            return kept;
+          }
+        }
+      }
+      trackedByName.remove(table, kept);
+    }
     TrackedTable t = read(Routines.tracked(Jdbc.dsl(c).configuration(), table));
     trackedByName.put(table, t);
     return t;

@@ -1,6 +1,6 @@
 package io.gnomon;
 
-/** The relation cannot be tracked: a view, foreign, temporary or partition-child table (SQLSTATE GN004). */
+/** The relation cannot be tracked: a view, foreign, temporary, unlogged or partition-child table (SQLSTATE GN004). */
 public final class UnsupportedRelationException extends GnomonException {
   /** Creates the exception; used by Gnomon's error translator. */
   public UnsupportedRelationException(String message, Throwable cause) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnomon.AsOfApiIT.Account;
 import io.gnomon.AsOfApiIT.AccountRecord;
+import io.gnomon.internal.Errors;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -391,6 +392,45 @@ class BranchesIT extends GnomonIT {
     assertEquals(2, branches.drop("life2", true));
     assertEquals(List.of(), branches.list());
     assertEquals(0, count("select count(*) from gnomon_t.account_b"), "the branch's rows went with it");
+  }
+
+  @Test
+  void aHandSetBranchSettingThatIsNoBranchIdIsGn041NamingTheSettingAndTheValue() throws Exception {
+    accounts();
+    gnomon().branches().create("x");
+    sql("update account set balance = 7 where id = 1");
+    // a scan, a point read (the C module's pick), a write through the view's trigger, and the catalog function: each
+    // read the setting with a plain integer cast (22P02, naming neither the setting nor what to do)
+    List<String> statements = List.of(
+        "select count(*) from gnomon_b_public.account",
+        "select balance from gnomon_b_public.account where id = 1",
+        "update gnomon_b_public.account set balance = 1 where id = 2",
+        "select gnomon.current_branch()");
+    for (String value : List.of("abc", "1.5", "99999999999", "-", "x")) {
+      for (String statement : statements) {
+        try (Connection c = connect();
+            Statement st = c.createStatement()) {
+          st.execute("set gnomon.branch = '" + value + "'");
+          SQLException e = assertThrows(SQLException.class, () -> st.execute(statement), value + ": " + statement);
+          assertEquals("GN041", e.getSQLState(), value + ": " + statement + ": " + e.getMessage());
+          assertTrue(e.getMessage().contains("setting gnomon.branch has the value '" + value + "', which is not a branch id"),
+              e.getMessage());
+          assertTrue(e.getMessage().contains("gnomon.branch_use('my_branch')"), e.getMessage());
+          assertTrue(Errors.translate(statement, e).getMessage().contains("gnomon.branch_use"), e.getMessage());
+        }
+      }
+    }
+    // what gnomon.branch_use writes still works, blanks and a sign included, and nothing was written on the branch
+    String id = one("select branch_id from gnomon.branch where branch_name = 'x'");
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("set gnomon.branch = ' +" + id + " '");
+      try (ResultSet rs = st.executeQuery("select balance from gnomon_b_public.account where id = 1")) {
+        assertTrue(rs.next());
+        assertEquals(100, rs.getLong(1), "the branch reads main at its cutoff");
+      }
+    }
+    assertEquals("{1=100/o1, 2=200/o2, 3=300/o3, 4=400/o4, 5=500/o5}", state("gnomon.point('x')").toString());
   }
 
   @Test

@@ -111,6 +111,20 @@ class CoordinatesIT extends GnomonIT {
   }
 
   @Test
+  void aTimeBeforeAnyTickSaysWhetherThereIsOne() throws Exception {
+    sql("delete from gnomon.tick");
+    // format() gave the missing first tick as an empty string: "The first retained tick is at ."
+    CoordinateTooOldException none =
+        assertThrows(CoordinateTooOldException.class, () -> gnomon().coordinateAt(Instant.now().minus(Duration.ofDays(1))));
+    assertTrue(none.getMessage().contains("No tick has been recorded yet."), none.getMessage());
+    gnomon().tick();
+    CoordinateTooOldException some =
+        assertThrows(CoordinateTooOldException.class, () -> gnomon().coordinateAt(Instant.now().minus(Duration.ofDays(1))));
+    assertTrue(some.getMessage().contains("The first retained tick is at " + one("select min(tick_at) from gnomon.tick") + "."),
+        some.getMessage());
+  }
+
+  @Test
   void ticksMapTimeToCoordinates() throws Exception {
     sql("create table tk (id int primary key, v int)");
     gnomon().track("tk");

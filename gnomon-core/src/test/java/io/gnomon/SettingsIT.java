@@ -95,7 +95,8 @@ class SettingsIT extends GnomonIT {
 
   @Test
   void theListNamesEverySettingGnomonReads() throws Exception {
-    assertEquals("gnomon.feed_batches=on,gnomon.history_partition_rows=10000000,gnomon.merge_direct=on,"
+    assertEquals("gnomon.feed_batches=on,gnomon.feed_page_c=on,gnomon.history_partition_rows=10000000,"
+        + "gnomon.merge_direct=on,"
         + "gnomon.tick_retention=7 days",
         one("select string_agg(name || '=' || gnomon.setting(name), ',' order by name) from gnomon.settings()"));
     SQLException e = withSetting("gnomon.tick_retention", "1 day", "select gnomon.setting('gnomon.nonsense')");

@@ -1,12 +1,16 @@
 package io.gnomon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gnomon.sql.GnomonSqlState;
 import java.io.StringReader;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -88,6 +92,59 @@ class TrackingIT extends GnomonIT {
     assertEquals("8|1", one("select twice || '|' || n from gnomon_t.ge_as_of(gnomon.coordinate())"));
   }
 
+  /** The rows of a table as of now, "id:v,..." in key order, read through an instance's Java API. */
+  private String readThrough(Gnomon g, String table) throws SQLException {
+    StringBuilder out = new StringBuilder();
+    try (Connection c = connect();
+        PreparedStatement ps = g.asOf(g.coordinate()).prepare(c, table, "");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.append(out.length() == 0 ? "" : ",").append(rs.getInt("id")).append(':').append(rs.getInt("v"));
+      }
+    }
+    return out.toString();
+  }
+
+  @Test
+  void trackedSeesUntrackTrackAgainAndAddColumnByAnotherInstance() throws Exception {
+    // both tables' generated objects want the base name x_y: the one tracked second gets another
+    sql("create schema x", "create table x.y (id int primary key, v int)", "create table public.x_y (id int primary key, v int)",
+        "insert into x.y values (1, 10)", "insert into public.x_y values (2, 20)");
+    Gnomon mine = gnomon();
+    mine.track("public.x_y");
+    mine.track("x.y");
+    TrackedTable before = mine.tracked("public.x_y");
+    assertEquals("x_y_as_of", before.asOfFunction());
+    assertEquals("2:20", readThrough(mine, "public.x_y"));
+    try (Gnomon other = Gnomon.open(dataSource())) {
+      other.untrack("public.x_y", true);
+      other.untrack("x.y", true);
+      other.track("x.y");
+      other.track("public.x_y");
+      assertEquals("x_y_as_of", other.tracked("x.y").asOfFunction());
+    }
+    // the instance that had read public.x_y before sees its new tracking: with the row it kept, it read x.y's history,
+    // whose generated objects now have the names public.x_y's had
+    TrackedTable after = mine.tracked("public.x_y");
+    assertNotEquals(before.id(), after.id());
+    assertNotEquals("x_y_as_of", after.asOfFunction());
+    assertEquals("2:20", readThrough(mine, "public.x_y"));
+    assertEquals("1:10", readThrough(mine, "x.y"));
+    // ADD COLUMN by another session: the same tracking, and reads show the column
+    sql("alter table public.x_y add column note text default 'n'");
+    assertEquals(after, mine.tracked("public.x_y"));
+    try (Connection c = connect();
+        PreparedStatement ps = mine.asOf(mine.coordinate()).prepare(c, "public.x_y", "");
+        ResultSet rs = ps.executeQuery()) {
+      assertTrue(rs.next());
+      assertEquals("n", rs.getString("note"));
+    }
+    // untracked by another session: the Gnomon error, not a call of a function that is gone
+    sql("select gnomon.untrack('public.x_y')");
+    assertThrows(TableNotTrackedException.class, () -> mine.tracked("public.x_y"));
+    assertThrows(TableNotTrackedException.class, () -> mine.asOf(mine.coordinate()).selectSql("public.x_y"));
+  }
+
   @Test
   void attachingOrDetachingAPartitionThatHoldsRowsIsRefused() throws Exception {
     sql("create table pt (id int primary key, v int) partition by range (id)",
@@ -124,6 +181,110 @@ class TrackingIT extends GnomonIT {
     assertEquals("10", one("select count(*) from gnomon_t.pt_as_of('" + before + "')"));
     assertEquals("11", one("select count(*) from gnomon_t.pt_as_of('" + attached + "')"));
     assertEquals("10", one("select count(*) from gnomon_t.pt_as_of(gnomon.coordinate())"));
+  }
+
+  /** A tracked table pq partitioned at two levels: pq_1 (ids 0-99) and pq_2 (100-199) holding pq_21 (100-149). */
+  private void partitioned() throws SQLException {
+    sql("create table pq (id int primary key, v int) partition by range (id)",
+        "create table pq_1 partition of pq for values from (0) to (100)",
+        "create table pq_2 partition of pq for values from (100) to (200) partition by range (id)",
+        "create table pq_21 partition of pq_2 for values from (100) to (150)",
+        "insert into pq select g, 0 from generate_series(1, 120) g");
+    gnomon().track("pq");
+  }
+
+  @Test
+  void writesAndTruncatesNamingAPartitionAreVersioned() throws Exception {
+    partitioned();
+    String before = coordinate();
+    // PostgreSQL fires a statement trigger only on the table a statement names: these left no version, so as of
+    // `before` rows 1, 2 and 101 showed their new state or were missing, and pq_21's truncated rows were gone
+    sql("update pq_1 set v = 1 where id in (1, 2)", "delete from pq_21 where id = 101", "insert into pq_2 values (149, 5)");
+    String written = coordinate();
+    sql("truncate pq_21");
+    assertEquals("120|0", one("select count(*) || '|' || sum(v) from gnomon_t.pq_as_of('" + before + "')"));
+    assertEquals("120|7", one("select count(*) || '|' || sum(v) from gnomon_t.pq_as_of('" + written + "')"));
+    assertEquals("99", one("select count(*) from gnomon_t.pq_as_of(gnomon.coordinate())"));
+    // a TRUNCATE of the table fires the table's trigger and every partition's: each row gets one delete version (99,
+    // after the 21 of pq_21 and the one of the delete)
+    sql("truncate pq");
+    assertEquals("121", one("select count(*) from gnomon_t.pq_h where g_op = 'D'"));
+    assertEquals("120|7", one("select count(*) || '|' || sum(v) from gnomon_t.pq_as_of('" + written + "')"));
+    // a partition made after tracking writes versions too; one detached (empty) writes no more
+    sql("create table pq_3 partition of pq for values from (200) to (300)", "insert into pq_3 values (250, 1)",
+        "delete from pq_3", "alter table pq detach partition pq_3", "insert into pq_3 values (251, 1)");
+    assertEquals("2", one("select count(*) from gnomon_t.pq_h where id in (250, 251)"));
+    assertEquals("0", one("select count(*) from pg_trigger where tgrelid = 'pq_3'::regclass"));
+    // through the table, as before: one version per row, not one more from the partition's triggers
+    sql("insert into pq values (0, 0), (140, 0)", "update pq set v = 3", "delete from pq");
+    assertEquals("2|2|2", one("select count(*) filter (where g_op = 'I') || '|' || count(*) filter (where g_op = 'U') || '|' "
+        + "|| count(*) filter (where g_op = 'D') from gnomon_t.pq_h where id in (0, 140)"));
+    // a partition without one of them is GN072 at start-up, and re-creating the triggers gives it back
+    sql("drop trigger gnomon_update on pq_21");
+    WriteTriggersMissingException missing = assertThrows(WriteTriggersMissingException.class,
+        () -> sqlTranslated("select gnomon.check_triggers()"));
+    assertTrue(missing.getMessage().contains("pq_21, a partition of public.pq (gnomon_update)"), missing.getMessage());
+    sql("select gnomon.install_triggers(table_id) from gnomon.tracked_table where table_name = 'pq'", "select gnomon.check_triggers()");
+    // untracking takes the partitions' triggers too
+    gnomon().untrack("pq", true);
+    assertEquals("0", one("select count(*) from pg_trigger where tgname like 'gnomon%' and tgrelid in "
+        + "('pq'::regclass, 'pq_1'::regclass, 'pq_2'::regclass, 'pq_21'::regclass)"));
+  }
+
+  @Test
+  void droppingOrConcurrentlyDetachingAPartitionThatHoldsRowsIsRefused() throws Exception {
+    partitioned();
+    String before = coordinate();
+    // the rows left without versions: as of `before` they were gone
+    UnsupportedDdlException drop = assertThrows(UnsupportedDdlException.class, () -> sqlTranslated("drop table pq_1"));
+    assertTrue(drop.getMessage().startsWith(
+        "dropping partition public.pq_1, which holds rows, of tracked table public.pq is not supported"), drop.getMessage());
+    assertTrue(drop.getMessage().contains("delete from public.pq where"), drop.getMessage());
+    UnsupportedDdlException below = assertThrows(UnsupportedDdlException.class, () -> sqlTranslated("drop table pq_2"));
+    assertTrue(below.getMessage().startsWith("dropping partition public.pq_21, which holds rows"), below.getMessage());
+    // DETACH ... CONCURRENTLY commits the detach before the command ends: refused when it starts
+    UnsupportedDdlException detach = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("alter table pq detach partition pq_1 concurrently"));
+    assertTrue(detach.getMessage().startsWith(
+        "detaching partition pq_1, which holds rows, from tracked table public.pq is not supported"), detach.getMessage());
+    UnsupportedDdlException quoted = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("ALTER TABLE IF EXISTS ONLY \"public\".pq DETACH PARTITION public.\"pq_2\" CONCURRENTLY;"));
+    assertTrue(quoted.getMessage().startsWith("detaching partition pq_2, which holds rows"), quoted.getMessage());
+    UnsupportedDdlException unread = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("/* moving */ alter table pq detach partition pq_1 concurrently"));
+    assertTrue(unread.getMessage().startsWith("Gnomon cannot tell which partition this DETACH PARTITION ... CONCURRENTLY"),
+        unread.getMessage());
+    assertEquals("120", one("select count(*) from pq"));
+    // the hints' way: the rows go through the table, versioned, then the empty partitions go
+    sql("delete from pq where id >= 100", "alter table pq detach partition pq_2 concurrently", "delete from pq where id < 50",
+        "delete from pq_1", "drop table pq_1");
+    assertEquals("0", one("select count(*) from pg_trigger where tgrelid in ('pq_2'::regclass, 'pq_21'::regclass)"));
+    assertEquals("120", one("select count(*) from gnomon_t.pq_as_of('" + before + "')"));
+    assertEquals("0", one("select count(*) from gnomon_t.pq_as_of(gnomon.coordinate())"));
+    // other tables are dropped and detached as before
+    sql("create table plain_p (id int) partition by list (id)", "create table plain_p1 partition of plain_p for values in (1)",
+        "insert into plain_p values (1)", "alter table plain_p detach partition plain_p1 concurrently", "drop table plain_p1");
+  }
+
+  @Test
+  void unloggedTrackedTablesAndPartitionsAreRefused() throws Exception {
+    // a crash empties an unlogged table without a version, and as-of reads take unchanged rows from the table itself
+    sql("create unlogged table ul (id int primary key)");
+    UnsupportedRelationException track = assertThrows(UnsupportedRelationException.class, () -> gnomon().track("ul"));
+    assertTrue(track.getMessage().contains("ul cannot be tracked: it is an unlogged table"), track.getMessage());
+    assertTrue(track.getMessage().contains("alter table ul set logged;"), track.getMessage());
+    partitioned();
+    sql("create table lg (id int primary key)");
+    gnomon().track("lg");
+    UnsupportedDdlException table = assertThrows(UnsupportedDdlException.class, () -> sqlTranslated("alter table lg set unlogged"));
+    assertTrue(table.getMessage().startsWith("an unlogged lg is not supported while public.lg is tracked"), table.getMessage());
+    UnsupportedDdlException part = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("alter table pq_21 set unlogged"));
+    assertTrue(part.getMessage().startsWith("an unlogged pq_21 is not supported while public.pq is tracked"), part.getMessage());
+    UnsupportedDdlException created = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("create unlogged table pq_3 partition of pq for values from (200) to (300)"));
+    assertTrue(created.getMessage().startsWith("an unlogged pq_3 is not supported"), created.getMessage());
+    assertEquals("p|p", one("select string_agg(relpersistence::text, '|' order by relname) from pg_class where relname in ('lg', 'pq_21') and relnamespace = 'public'::regnamespace"));
   }
 
   @Test

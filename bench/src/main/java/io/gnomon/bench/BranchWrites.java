@@ -125,9 +125,10 @@ final class BranchWrites {
   private List<Metric> createVsInsert(String suffix, String loopPrefix) {
     List<double[]> runs = Paired.alternate(budget.repeats(), () -> create(CREATE_SCRIPT, "branch_create"),
         () -> create(INSERT_SCRIPT, "insert_commit"));
-    int n = Math.max(budget.serverLoop() / 25, 300);
-    // an INSERT costs a few microseconds: more of them, for the CPU clock's 10 ms ticks
-    int nInsert = budget.serverLoop();
+    // As many creates as INSERTs, enough for the CPU clock's 10 ms ticks: a loop of 2,000 creates (a 25th, as until
+    // session 15) lasted four ticks, and the per-loop set-up weighed on its side only
+    int n = budget.serverLoop();
+    int nInsert = n;
     List<double[]> clock = new ArrayList<>();
     List<double[]> cpu = new ArrayList<>();
     for (int r = 0; r < budget.repeats(); r++) {

@@ -72,11 +72,15 @@ final class FeedGroup {
     IntFunction<List<String>> names = n -> IntStream.range(0, n).mapToObj(i -> "c" + i).toList();
     List<String> readers = prefixed("images_", names.apply(repeats));
     List<String> aheadReaders = prefixed("images_ahead_", names.apply(repeats));
+    List<String> cReaders = prefixed("images_c_", names.apply(repeats));
     List<String> drainers = prefixed("drain_", names.apply(sizes.drainRepeats() + 1)); // + 1 for the plan
     for (String name : readers) {
       feed.register(name, table, at, true);
     }
     for (String name : aheadReaders) {
+      feed.register(name, table, at, true);
+    }
+    for (String name : cReaders) {
       feed.register(name, table, at, true);
     }
     for (String name : drainers) {
@@ -132,6 +136,12 @@ final class FeedGroup {
     List<Metric> changeset = gnomon.changeset();
     List<Metric> sqlPages = gnomon.sqlPages(sqlNoImages, sqlImages, PAGE);
 
+    // the C module's page reader (gnomon.feed_page_c) for one consumer of the rotation, chosen per page by the
+    // session's gnomon.feed_page_c; enabled only for the reads (its write trigger would change the writes' rows)
+    Optional<String> noC = useCModule(c, true);
+    log.log(noC.map(m -> "the C page reader is not measured: " + m)
+        .orElse("the C module is enabled for the reads (" + CWriteMetrics.library() + ")"));
+    Db.exec(fetch, "set gnomon.feed_page_c = off");
     // side by side, rotating which system goes first
     List<double[]> g = new ArrayList<>();
     List<double[]> vsPgq = new ArrayList<>();
@@ -141,13 +151,21 @@ final class FeedGroup {
     List<double[]> vsW2jCpu = new ArrayList<>();
     List<double[]> gAhead = new ArrayList<>();
     List<double[]> gAheadCpu = new ArrayList<>();
+    List<double[]> gC = new ArrayList<>();
+    List<double[]> gCCpu = new ArrayList<>();
     for (int r = 0; r < repeats; r++) {
-      double[] rate = new double[4];
-      double[] cpuRate = new double[4];
-      for (int k = 0; k < 4; k++) {
-        int system = (r + k) % 4;
-        FeedConsumers.Consumption d = consume(system, r, run, consumers, readers, aheadReaders, pgqConsumers,
-            slots, noPgq.isEmpty(), noW2j.isEmpty());
+      double[] rate = new double[5];
+      double[] cpuRate = new double[5];
+      for (int k = 0; k < 5; k++) {
+        int system = (r + k) % 5;
+        if (system == 4 && noC.isPresent()) {
+          rate[system] = Double.NaN;
+          cpuRate[system] = Double.NaN;
+          continue;
+        }
+        Db.exec(run.c(), "set gnomon.feed_page_c = " + (system == 4 ? "on" : "off"));
+        FeedConsumers.Consumption d = consume(system, r, run, consumers, readers, aheadReaders, cReaders,
+            pgqConsumers, slots, noPgq.isEmpty(), noW2j.isEmpty());
         rate[system] = d == null ? Double.NaN : d.rowsPerSecond();
         cpuRate[system] = d == null ? Double.NaN : d.rowsPerCpuSecond();
       }
@@ -159,6 +177,12 @@ final class FeedGroup {
       vsW2jCpu.add(new double[] {cpuRate[0], cpuRate[2]});
       gAhead.add(new double[] {rate[3], Double.NaN});
       gAheadCpu.add(new double[] {cpuRate[3], Double.NaN});
+      gC.add(new double[] {rate[4], rate[0]});
+      gCCpu.add(new double[] {cpuRate[4], cpuRate[0]});
+    }
+    Db.exec(run.c(), "reset gnomon.feed_page_c");
+    if (noC.isEmpty()) {
+      useCModule(c, false);
     }
     fetch.close();
     if (noW2j.isEmpty()) {
@@ -203,6 +227,17 @@ final class FeedGroup {
         + " go to JSON bytes and are acknowledged (Feed.ack)"));
     rows.add(FeedRun.valueMetric("feed_images_read_ahead_rows_per_cpu_s", "rows/CPU-s", gAheadCpu, null,
         "as above, per CPU-second of both server processes plus both threads"));
+    if (noC.isEmpty()) {
+      rows.add(FeedRun.valueMetric("feed_images_c_rows_per_s", "rows/s", gC.stream()
+              .map(p -> new double[] {p[0], Double.NaN}).toList(), null, "the Java consumer above, its pages read"
+              + " by the C module's page reader (gnomon.feed_page_c) instead of the SQL page"));
+      rows.add(Metric.paired("feed_images_c_vs_sql", "rows/s", gC, null, "the Java consumer, C page reader vs SQL"
+          + " page, same repeat"));
+      rows.add(Metric.paired("feed_images_c_vs_sql_cpu", "rows/CPU-s", gCCpu, null, "as feed_images_c_vs_sql, per"
+          + " CPU-second of the server process plus the consuming thread"));
+    } else {
+      rows.add(FeedRun.unavailable("feed_images_c_rows_per_s", "rows/s", noC.get()));
+    }
     // the evidence behind them
     rows.addAll(changeset.subList(1, changeset.size()));
     rows.addAll(sqlPages);
@@ -220,13 +255,16 @@ final class FeedGroup {
   }
 
   private static FeedConsumers.Consumption consume(int system, int r, FeedRun run, FeedConsumers consumers,
-      List<String> readers, List<String> aheadReaders, List<String> pgqConsumers, List<String> slots, boolean pgq,
-      boolean w2j) throws SQLException {
+      List<String> readers, List<String> aheadReaders, List<String> cReaders, List<String> pgqConsumers,
+      List<String> slots, boolean pgq, boolean w2j) throws SQLException {
     long events = run.sizes().versions();
     FeedConsumers.Consumption d;
     switch (system) {
       case 0:
         d = consumers.gnomon(run.feed(), run.c(), readers.get(r), PAGE, events);
+        break;
+      case 4:
+        d = consumers.gnomon(run.feed(), run.c(), cReaders.get(r), PAGE, events);
         break;
       case 3:
         d = consumers.gnomonReadAhead(run.feed(), run.c(), aheadReaders.get(r), PAGE, events);
@@ -245,10 +283,21 @@ final class FeedGroup {
     }
     run.log().log("consume %-9s repeat %d: %,9.0f rows/s (%,d events, %d batches, %.2f s of which %.2f s to JSON in"
             + " Java; %.0f JSON bytes per event; %s)",
-        new String[] {"Gnomon", "PgQ", "wal2json", "Gnomon-RA"}[system], r,
+        new String[] {"Gnomon", "PgQ", "wal2json", "Gnomon-RA", "Gnomon-C"}[system], r,
         d.rowsPerSecond(), d.events(), d.pages(), d.seconds(), d.jsonSeconds(), (double) d.jsonBytes() / d.events(),
         d.cpuPerEvent());
     return d;
+  }
+
+  /** Enables (or disables) the C module in the bench's database; empty when done, else why it could not be. */
+  private static Optional<String> useCModule(Connection c, boolean enable) {
+    try {
+      Db.exec(c, enable ? "select gnomon.use_c_module(true, '" + CWriteMetrics.library().replace("'", "''") + "')"
+          : "select gnomon.use_c_module(false)");
+      return Optional.empty();
+    } catch (IllegalStateException e) {
+      return Optional.of(e.getMessage());
+    }
   }
 
   private static List<String> prefixed(String prefix, List<String> names) {

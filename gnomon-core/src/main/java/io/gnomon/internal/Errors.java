@@ -61,7 +61,7 @@ public final class Errors {
                   case COORDINATE_TOO_OLD -> new CoordinateTooOldException(message, e);
                   case COORDINATE_LOST_IN_FAULT -> new CoordinateLostException(message, e);
                   case INVALID_ARGUMENT -> new InvalidArgumentException(message, e);
-                  case CATALOG_VERSION_MISMATCH, INVALID_SETTING -> new GnomonException(message, state, e);
+                  case CATALOG_VERSION_MISMATCH, INVALID_SETTING, FEED_PAGE_C_MISUSE -> new GnomonException(message, state, e);
                   case C_MODULE_UNAVAILABLE -> new CModuleUnavailableException(message, e);
                   case C_TRIGGER_MISUSE -> new CTriggerMisuseException(message, e);
                   case TRIGGERS_MISSING -> new WriteTriggersMissingException(message, e);

@@ -18,7 +18,7 @@ import org.flywaydb.core.api.output.MigrateResult;
  */
 public final class Catalog {
   /** The catalog version this library was built for; {@code gnomon.catalog_version()} must return it. */
-  public static final int VERSION = 10;
+  public static final int VERSION = 11;
 
   /** The Flyway history table, in the {@code gnomon} schema. */
   public static final String HISTORY_TABLE = "flyway_schema_history";
@@ -94,7 +94,8 @@ public final class Catalog {
     }
   }
 
-  private static Flyway flyway(DataSource dataSource) {
+  /** The catalog's Flyway, for install and, with a target, for upgrade tests. */
+  static Flyway flyway(DataSource dataSource) {
     return Flyway.configure()
         .dataSource(dataSource)
         .schemas("gnomon")

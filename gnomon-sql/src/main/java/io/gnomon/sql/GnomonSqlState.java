@@ -14,7 +14,7 @@ public enum GnomonSqlState {
   TABLE_ALREADY_TRACKED("GN002", false),
   /** The table has no primary key. */
   NO_PRIMARY_KEY("GN003", false),
-  /** A view, foreign, temporary or partition-child table cannot be tracked. */
+  /** A view, foreign, temporary, unlogged or partition-child table cannot be tracked. */
   UNSUPPORTED_RELATION("GN004", false),
   /** A column's type has no equality operator. */
   UNSUPPORTED_COLUMN_TYPE("GN005", false),
@@ -49,6 +49,11 @@ public enum GnomonSqlState {
    * merge rolls its writes back and records the conflicts.
    */
   MERGE_REPLANNED_CONFLICT("GN035", false),
+  /**
+   * {@code gnomon.feed_page_c} (the C module's change-feed page) was asked for a table it cannot read: no tracked table
+   * has the id, or its history lacks a column of the table.
+   */
+  FEED_PAGE_C_MISUSE("GN036", false),
   /** A merge input exceeds a configured limit (json: nesting depth or number of nodes). */
   MERGE_LIMIT_EXCEEDED("GN040", false),
   /** A gnomon.* setting has a value Gnomon does not accept ({@code gnomon.settings()} lists what each accepts). */

@@ -15,6 +15,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,6 +38,35 @@ class CatalogIT {
               "select count(*), count(*) filter (where success) from gnomon.flyway_schema_history"
                   + " where type <> 'SCHEMA'"));
       assertEquals(OptionalInt.of(Catalog.VERSION), Catalog.installedVersion(c));
+    }
+  }
+
+  @Test
+  void anUpgradeGivesThePartitionsOfATableTrackedBeforeTheirWriteTriggers() throws SQLException {
+    Catalog.install(db.dataSource());
+    try (Connection c = db.connect();
+        Statement st = c.createStatement()) {
+      st.execute("create table pt (id int primary key, v int) partition by range (id)");
+      st.execute("create table pt_1 partition of pt for values from (0) to (100)");
+      st.execute("create table pt_2 partition of pt for values from (100) to (200)");
+      st.execute("insert into pt values (1, 0), (150, 0)");
+      st.execute("select gnomon.track('pt')");
+      // as a catalog before partitions had write triggers left them: a write naming a partition left no version
+      for (String part : List.of("pt_1", "pt_2")) {
+        for (String trg : List.of("gnomon_insert", "gnomon_update", "gnomon_delete", "gnomon_truncate")) {
+          st.execute("drop trigger " + trg + " on " + part);
+        }
+      }
+      st.execute("insert into pt_1 values (2, 0)");
+      assertEquals(List.of("0"), rows(c, "select count(*) from gnomon_t.pt_h"));
+      // the repeatable migration runs again on an upgrade (its checksum changed)
+      st.execute(MigrationScripts.all().get("R__06_ddl_guard.sql"));
+      assertEquals(List.of("pt_1 4", "pt_2 4"), rows(c, "select tgrelid::regclass || ' ' || count(*) from pg_trigger"
+          + " where tgrelid in ('pt_1'::regclass, 'pt_2'::regclass) and tgparentid = 0 group by tgrelid order by 1"));
+      st.execute("insert into pt_2 values (151, 0)");
+      st.execute("truncate pt");
+      // one insert version, and one delete version per row: the table's TRUNCATE leaves its rows to its partitions
+      assertEquals(List.of("D 4", "I 1"), rows(c, "select g_op::text || ' ' || count(*) from gnomon_t.pt_h group by g_op order by 1"));
     }
   }
 
@@ -142,6 +172,30 @@ class CatalogIT {
       CatalogVersionException e = assertThrows(CatalogVersionException.class, () -> Catalog.check(c));
       assertEquals(Catalog.VERSION - 1, e.installedVersion());
       assertTrue(e.getMessage().contains("Upgrade it"), e.getMessage());
+    }
+  }
+
+  @Test
+  void upgradingFromVersion10KeepsBranchesAndTheirNamesUnique() throws SQLException {
+    // version 11 gives branch names the "C" collation (a rewrite of gnomon.branch and its indexes)
+    Flyway.configure().configuration(Catalog.flyway(db.dataSource()).getConfiguration()).target("10").load().migrate();
+    try (Connection c = db.connect()) {
+      assertEquals(OptionalInt.of(10), Catalog.installedVersion(c));
+      for (String name : List.of("Zürich", "b1", "a b", "B1")) {
+        rows(c, "select gnomon.branch_create(" + quote(name) + ")");
+      }
+    }
+    assertEquals(1, Catalog.install(db.dataSource()), "only version 11 is new");
+    try (Connection c = db.connect()) {
+      assertEquals(OptionalInt.of(11), Catalog.installedVersion(c));
+      assertEquals(List.of("C"), rows(c, "select collation_name from information_schema.columns"
+          + " where table_schema = 'gnomon' and table_name = 'branch' and column_name = 'branch_name'"));
+      // listed in the database's order, as before the upgrade (C.UTF-8 and C order these four alike)
+      assertEquals(List.of("B1", "Zürich", "a b", "b1"), rows(c, "select branch_name from gnomon.branches()"));
+      SQLException e = assertThrows(SQLException.class, () -> rows(c, "select gnomon.branch_create('Zürich')"));
+      assertEquals("GN051", e.getSQLState(), e.getMessage());
+      rows(c, "select gnomon.branch_create('zürich')");
+      assertEquals(List.of("5"), rows(c, "select count(*) from gnomon.branches()"));
     }
   }
 

@@ -68,9 +68,11 @@ public final class Collector {
       shadow.put(t, s);
     }
     List<Delivered> delivered = new ArrayList<>();
-    query(c, "select n, tbl, key, xid::text, vid, op::text, tick from ck_feed order by n",
+    query(c, "select n, tbl, key, xid::text, vid, op::text, tick, (before->>'v')::bigint, (after->>'v')::bigint"
+            + " from ck_feed order by n",
         rs -> delivered.add(new Delivered(rs.getLong(1), rs.getInt(2), rs.getLong(3), Long.parseLong(rs.getString(4)),
-            rs.getLong(5), rs.getString(6).charAt(0), rs.getLong(7))));
+            rs.getLong(5), rs.getString(6).charAt(0), rs.getLong(7), true, (Long) rs.getObject(8),
+            (Long) rs.getObject(9))));
     Set<Long> sampled = branchSample(history);
     Map<Long, String> replayErrors = new HashMap<>();
     Map<Long, List<long[]>> replays = replay(c, history, generated,

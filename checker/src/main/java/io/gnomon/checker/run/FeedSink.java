@@ -13,8 +13,9 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The checker's feed consumer: a {@link FeedRunner} that stores every event in {@code ck_feed} in the transaction that
- * acknowledges its page (exactly once, if the feed is right), reconnecting to the current primary across faults.
+ * The checker's feed consumer: a {@link FeedRunner} that stores every event, with its row images, in {@code ck_feed} in
+ * the transaction that acknowledges its page (exactly once, if the feed is right), reconnecting to the current primary
+ * across faults. With the C module enabled, its pages come from the module's page reader ({@code gnomon.feed_page_c}).
  */
 public final class FeedSink implements AutoCloseable {
   private final Feed feed;
@@ -41,6 +42,8 @@ public final class FeedSink implements AutoCloseable {
     String[] op = new String[n];
     Long[] tick = new Long[n];
     String[] pos = new String[n];
+    String[] before = new String[n];
+    String[] after = new String[n];
     for (int i = 0; i < n; i++) {
       ChangeEvent e = page.events().get(i);
       tbl[i] = Long.parseLong(e.table().substring("ck_t".length()));
@@ -55,9 +58,12 @@ public final class FeedSink implements AutoCloseable {
       };
       tick[i] = e.tick();
       pos[i] = e.position().toString();
+      before[i] = e.beforeJson();
+      after[i] = e.afterJson();
     }
-    try (PreparedStatement ps = c.prepareStatement("insert into ck_feed (tbl, key, xid, vid, op, tick, pos) "
-        + "select * from unnest(?::int[], ?::bigint[], ?::xid8[], ?::bigint[], ?::char[], ?::bigint[], ?::text[])")) {
+    try (PreparedStatement ps = c.prepareStatement("insert into ck_feed (tbl, key, xid, vid, op, tick, pos, before, after) "
+        + "select * from unnest(?::int[], ?::bigint[], ?::xid8[], ?::bigint[], ?::char[], ?::bigint[], ?::text[], "
+        + "?::jsonb[], ?::jsonb[])")) {
       ps.setArray(1, c.createArrayOf("bigint", tbl));
       ps.setArray(2, c.createArrayOf("bigint", key));
       ps.setArray(3, c.createArrayOf("text", xid));
@@ -65,6 +71,8 @@ public final class FeedSink implements AutoCloseable {
       ps.setArray(5, c.createArrayOf("text", op));
       ps.setArray(6, c.createArrayOf("bigint", tick));
       ps.setArray(7, c.createArrayOf("text", pos));
+      ps.setArray(8, c.createArrayOf("text", before));
+      ps.setArray(9, c.createArrayOf("text", after));
       ps.executeUpdate();
     }
     events.addAndGet(n);

@@ -108,7 +108,8 @@ public final class Schema {
       st.execute("create extension if not exists amcheck");
       st.execute("create table ck_txn (txn bigint primary key, session integer not null, xid xid8 not null)");
       st.execute("create table ck_feed (n bigserial primary key, tbl integer not null, key bigint not null, "
-          + "xid xid8 not null, vid bigint not null, op char not null, tick bigint not null, pos text not null)");
+          + "xid xid8 not null, vid bigint not null, op char not null, tick bigint not null, pos text not null, "
+          + "before jsonb, after jsonb)");
       for (int t = 1; t <= tables; t++) {
         Map<Long, Long> rows = new TreeMap<>();
         for (String name : List.of(tracked(t), shadow(t))) {
@@ -130,7 +131,7 @@ public final class Schema {
       for (int t = 1; t <= tables; t++) {
         names.add("public." + tracked(t));
       }
-      io.gnomon.feed.Feed.open(g).register(CONSUMER, names, io.gnomon.feed.FeedStart.now(), false);
+      io.gnomon.feed.Feed.open(g).register(CONSUMER, names, io.gnomon.feed.FeedStart.now(), true);
     }
     return initial;
   }

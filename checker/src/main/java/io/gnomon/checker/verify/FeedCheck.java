@@ -74,10 +74,51 @@ final class FeedCheck {
             + " committed, but the feed never delivered it");
       }
     }
+    images(c, f, versions);
     rowOrder(c, f, firstOfXid);
     coordinateOrder(c, f, firstOfXid);
     f.checked("feed events checked", c.o.delivered().size());
     f.checked("committed versions the feed had to deliver", committedVersions);
+  }
+
+  /**
+   * The events' row images: before a change, the history's image of the version (none for an insert); after it, the
+   * image the key's next committed version holds from before it, else the row after the run (none for a delete).
+   */
+  private static void images(Context c, Findings f, Map<Long, Version> versions) {
+    Map<String, List<Version>> rows = new HashMap<>();
+    for (Version v : c.o.versions()) {
+      if (c.byXid.containsKey(v.xid())) {
+        rows.computeIfAbsent(v.tbl() + ":" + v.key(), x -> new ArrayList<>()).add(v);
+      }
+    }
+    Map<Long, Long> afterOf = new HashMap<>();
+    for (List<Version> chain : rows.values()) {
+      chain.sort(Comparator.comparingLong(Version::vid));
+      for (int i = 0; i < chain.size(); i++) {
+        Version v = chain.get(i);
+        Long after = v.op() == 'D' ? null
+            : i + 1 < chain.size() ? chain.get(i + 1).before()
+            : c.o.live().getOrDefault(v.tbl(), Map.of()).get(v.key());
+        afterOf.put(v.vid(), after);
+      }
+    }
+    long checked = 0;
+    for (Delivered d : c.o.delivered()) {
+      Version v = versions.get(d.vid());
+      if (!d.images() || v == null || !c.byXid.containsKey(d.xid()) || v.op() != d.op()) {
+        continue; // not stored with images, or already a violation above
+      }
+      checked++;
+      Long before = v.op() == 'I' ? null : v.before();
+      Long after = afterOf.get(d.vid());
+      if (!java.util.Objects.equals(before, d.before()) || !java.util.Objects.equals(after, d.after())) {
+        f.violation("feed-wrong-image", () -> "event #" + d.n() + " (" + d.op() + " of key " + d.key() + " in "
+            + Context.table(d.tbl()) + ", vid=" + d.vid() + ") carries v=" + d.before() + " before and v=" + d.after()
+            + " after; the history says " + before + " and " + after + " (null: no row)");
+      }
+    }
+    f.checked("feed events' row images checked", checked);
   }
 
   /** Along each row, the transaction of an earlier version is delivered first. */

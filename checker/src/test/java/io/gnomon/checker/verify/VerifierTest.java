@@ -129,6 +129,21 @@ class VerifierTest {
   }
 
   @Test
+  void anEventsRowImagesMustBeTheVersionsStates() {
+    World ok = new World().t1Updates();
+    ok.delivered.set(0, new Delivered(1, 1, 0, 100, 1024, 'U', 1, true, -1L, 1000L));
+    Verification v = ok.verify();
+    assertTrue(v.valid(), v.witnesses().toString());
+    assertEquals(1, v.checked().get("feed events' row images checked"));
+    // the after image must be the row after T1 (1000, the live row: no later version), not the one before it
+    World bad = new World().t1Updates();
+    bad.delivered.set(0, new Delivered(1, 1, 0, 100, 1024, 'U', 1, true, -1L, -1L));
+    assertEquals(Map.of("feed-wrong-image", 1L), bad.verify().violations());
+    String witness = bad.verify().first("feed-wrong-image").witness();
+    assertTrue(witness.contains("v=-1 after") && witness.contains("says -1 and 1000"), witness);
+  }
+
+  @Test
   void aVersionDeliveredTwiceIsADuplicate() {
     World w = new World().t1Updates();
     w.delivered.add(new Delivered(2, 1, 0, 100, 1024, 'U', 2));

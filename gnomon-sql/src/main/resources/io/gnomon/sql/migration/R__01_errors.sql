@@ -3,7 +3,7 @@ insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
   ('GN001', 'TABLE_NOT_TRACKED',        false, 'The table is not tracked by Gnomon.'),
   ('GN002', 'TABLE_ALREADY_TRACKED',    false, 'The table is already tracked by Gnomon.'),
   ('GN003', 'NO_PRIMARY_KEY',           false, 'The table has no primary key; Gnomon needs one to identify rows.'),
-  ('GN004', 'UNSUPPORTED_RELATION',     false, 'The relation cannot be tracked: a view, foreign, temporary or partition-child table.'),
+  ('GN004', 'UNSUPPORTED_RELATION',     false, 'The relation cannot be tracked: a view, foreign, temporary, unlogged or partition-child table.'),
   ('GN005', 'UNSUPPORTED_COLUMN_TYPE',  false, 'A column has a type Gnomon cannot version (no equality operator).'),
   ('GN006', 'UNSUPPORTED_DDL',          false, 'A schema change on a tracked table would break versioning and was refused.'),
   ('GN007', 'TABLE_NOT_FOUND',          false, 'No table has that name.'),
@@ -19,6 +19,7 @@ insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
   ('GN033', 'INVALID_POSITION',         false, 'The feed position is malformed, belongs to no delivered page, or goes backwards.'),
   ('GN034', 'BRANCH_FOLLOWED',          false, 'A change-feed consumer follows the branch; unregister it before dropping the branch.'),
   ('GN035', 'MERGE_REPLANNED_CONFLICT', false, 'Internal to gnomon.merge: rows planned after its writes began (changed concurrently, or left over by its direct writes) now conflict; the merge rolls its writes back and records the conflicts.'),
+  ('GN036', 'FEED_PAGE_C_MISUSE',       false, 'gnomon.feed_page_c (the C module''s change-feed page) was asked for a table it cannot read: no tracked table has the id, or its history lacks a column of the table.'),
   ('GN040', 'MERGE_LIMIT_EXCEEDED',     false, 'A merge input exceeds a configured limit (json: nesting depth or number of nodes); nothing was merged.'),
   ('GN041', 'INVALID_SETTING',          false, 'A gnomon.* setting has a value Gnomon does not accept (gnomon.settings() lists what each accepts).'),
   ('GN050', 'BRANCH_NOT_FOUND',         false, 'No branch has that name, or the selected branch was dropped.'),
@@ -38,5 +39,5 @@ on conflict (sqlstate) do update
   set name = excluded.name, retryable = excluded.retryable, meaning = excluded.meaning;
 -- codes removed from this file leave the registry too
 delete from gnomon.error_code where sqlstate not in ('GN001', 'GN002', 'GN003', 'GN004', 'GN005', 'GN006', 'GN007',
-  'GN010', 'GN011', 'GN012', 'GN013', 'GN020', 'GN021', 'GN030', 'GN031', 'GN032', 'GN033', 'GN034', 'GN035',
+  'GN010', 'GN011', 'GN012', 'GN013', 'GN020', 'GN021', 'GN030', 'GN031', 'GN032', 'GN033', 'GN034', 'GN035', 'GN036',
   'GN040', 'GN041', 'GN050', 'GN051', 'GN052', 'GN053', 'GN054', 'GN060', 'GN061', 'GN062', 'GN063', 'GN070', 'GN071', 'GN072', 'GN073');

@@ -175,7 +175,8 @@ begin
   if snap is null then
     raise exception using errcode = 'GN012',
       message = format('no tick was recorded at or before %s', at),
-      detail = coalesce(format('The first retained tick is at %s.', (select min(tick_at) from gnomon.tick)),
+      -- (format() gives a null argument as an empty string: concatenated, so that no tick at all reads as such)
+      detail = coalesce('The first retained tick is at ' || (select min(tick_at) from gnomon.tick)::text || '.',
                         'No tick has been recorded yet.'),
       hint = 'Run the ticker (Gnomon.startTicker() or select gnomon.tick() every second) and read as of a later time.';
   end if;

@@ -182,8 +182,7 @@ begin
     insert into %1$s (g_vid, g_xid, g_op, %2$s)
     select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'D', %9$s from gnomon_old o;
   elsif TG_OP OPERATOR(pg_catalog.=) 'TRUNCATE' then
-    insert into %1$s (g_vid, g_xid, g_op, %2$s)
-    select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'D', %13$s from %10$s t;
+    %14$s
   end if;
   return null;
 end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin, keys,
@@ -192,7 +191,26 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
          -- a partitioned table moves rows between partitions as DELETE + INSERT, which fires no UPDATE row
          -- trigger: always pair rows by key there
          case when (select relkind from pg_class where oid = tt.relid) = 'p' then 'true or' else '' end,
-         (select string_agg(format('t.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c));
+         (select string_agg(format('t.%I', c->>'name'), ', ' order by (c->>'attnum')::int) from jsonb_array_elements(tt.columns) c),
+         -- TRUNCATE: every row as a delete version. A partitioned table's rows are in its leaf partitions, each with
+         -- this function as its own TRUNCATE trigger (gnomon.install_partition_triggers): a TRUNCATE of the table, or
+         -- of a partitioned partition, fires theirs too, so a partitioned one records nothing itself and a leaf
+         -- records its own rows (a TRUNCATE of a single partition fires nothing above it)
+         case when (select relkind from pg_class where oid = tt.relid) = 'p'
+              then format($t$if (select c.relkind from pg_catalog.pg_class c where c.oid OPERATOR(pg_catalog.=) TG_RELID)
+         OPERATOR(pg_catalog.<>) 'p' then
+      execute %L OPERATOR(pg_catalog.||) pg_catalog.quote_ident(TG_TABLE_SCHEMA) OPERATOR(pg_catalog.||) '.'
+              OPERATOR(pg_catalog.||) pg_catalog.quote_ident(TG_TABLE_NAME) OPERATOR(pg_catalog.||) ' t';
+    end if;$t$,
+                          format('insert into %s (g_vid, g_xid, g_op, %s) select pg_catalog.nextval(%L::pg_catalog.regclass), '
+                                 || 'pg_catalog.pg_current_xact_id(), ''D'', %s from ', hist, cols, seq,
+                                 (select string_agg(format('t.%I', c->>'name'), ', ' order by (c->>'attnum')::int)
+                                    from jsonb_array_elements(tt.columns) c)))
+              else format($t$insert into %s (g_vid, g_xid, g_op, %s)
+    select pg_catalog.nextval(%L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'D', %s from %s t;$t$,
+                          hist, cols, seq,
+                          (select string_agg(format('t.%I', c->>'name'), ', ' order by (c->>'attnum')::int)
+                             from jsonb_array_elements(tt.columns) c), tab) end);
   -- (every column is qualified in the body, so no column can collide with the variable)
   body := 'declare gnomon_path text;' || body;
   execute format('create or replace function gnomon_t.%I() returns trigger language plpgsql security definer as %L',
@@ -245,6 +263,18 @@ begin
                   or not exists (select 1 from pg_trigger g where g.tgrelid = tt.relid and g.tgname = 'gnomon_update'
                                     and g.tgfoid = pg_catalog.to_regprocedure('gnomon.write_c()')))
            group by 1) t;
+  -- and the partitions' (gnomon.install_partition_triggers): without them a write naming a partition leaves no version
+  missing := nullif(concat_ws('; ', missing,
+    (select string_agg(format('%s (%s)', t.tab, t.names), '; ' order by t.tab)
+       from (select format('%s, a partition of %I.%I', p.relid::regclass, tt.schema_name, tt.table_name) as tab,
+                    string_agg(u.n, ', ' order by u.o) as names
+               from gnomon.tracked_table tt join pg_class r on r.oid = tt.relid and r.relkind = 'p'
+              cross join lateral pg_partition_tree(tt.relid) p
+               join pg_class c on c.oid = p.relid and c.relkind in ('r', 'p')
+              cross join lateral unnest(gnomon.write_trigger_names(true)) with ordinality u(n, o)
+              where p.relid <> tt.relid
+                and not exists (select 1 from pg_trigger g where g.tgrelid = p.relid and g.tgname = u.n)
+              group by 1) t)), '');
   if missing is not null then
     raise exception using errcode = 'GN072',
       message = format('tracked tables lack Gnomon''s write triggers, so their writes leave no history: %s', missing),
@@ -260,7 +290,7 @@ begin
   end if;
 end $$;
 comment on function gnomon.check_triggers() is
-  'Raises GN072 naming every tracked table that lacks its write triggers (for example after a restore without the C module), or has them disabled.';
+  'Raises GN072 naming every tracked table, or partition of one, that lacks its write triggers (for example after a restore without the C module), or a tracked table that has them disabled.';
 
 -- The tracked tables whose write triggers are disabled (ALTER TABLE ... DISABLE TRIGGER), as 'schema.table (trigger,
 -- ...)' joined by '; ', or null when there is none. Used by check_triggers (GN072) and the DDL guard (a WARNING).
@@ -282,6 +312,23 @@ comment on function gnomon.disabled_write_triggers(oid) is
 create or replace function gnomon.c_module_interface_version() returns integer
 language sql immutable as $$ select 1 $$;
 comment on function gnomon.c_module_interface_version() is 'The interface version of the Gnomon C module this catalog expects.';
+
+-- Creates the four statement-level write triggers on a table (its name as SQL), calling fn (as SQL): AFTER INSERT,
+-- UPDATE and DELETE with the transition tables gnomon_new / gnomon_old, and BEFORE TRUNCATE, so the history holds the
+-- rows before they go. The one definition of their shape, which gnomon.write_c() checks.
+create or replace function gnomon.create_write_triggers(rel text, fn text) returns void
+language plpgsql as $$
+begin
+  execute format('create trigger gnomon_insert after insert on %s referencing new table as gnomon_new '
+                 'for each statement execute function %s', rel, fn);
+  execute format('create trigger gnomon_update after update on %s referencing old table as gnomon_old new table as gnomon_new '
+                 'for each statement execute function %s', rel, fn);
+  execute format('create trigger gnomon_delete after delete on %s referencing old table as gnomon_old '
+                 'for each statement execute function %s', rel, fn);
+  execute format('create trigger gnomon_truncate before truncate on %s for each statement execute function %s', rel, fn);
+end $$;
+comment on function gnomon.create_write_triggers(text, text) is
+  'Creates the four statement-level write triggers (gnomon_insert, gnomon_update, gnomon_delete, gnomon_truncate) on a table, calling the given function.';
 
 -- The write triggers of a tracked table, the one place that creates them: four statement-level triggers with
 -- transition tables, and the key-change row trigger. Behind the statement triggers is the optional C module's
@@ -313,10 +360,7 @@ begin
     enabled := enabled || jsonb_build_object(old.tgname, old.tgenabled::text);
     execute format('drop trigger %I on %s', old.tgname, tab);
   end loop;
-  execute format('create trigger gnomon_insert after insert on %s referencing new table as gnomon_new '
-                 'for each statement execute function %s', tab, fn);
-  execute format('create trigger gnomon_update after update on %s referencing old table as gnomon_old new table as gnomon_new '
-                 'for each statement execute function %s', tab, fn);
+  perform gnomon.create_write_triggers(tab, fn);
   -- fires only for rows whose key an UPDATE changed, and only to tell the statement trigger to pair old and new rows
   -- (gnomon.write_c() compares the old and new transition rows itself and flags the statement the same way: no row
   -- trigger then, whose WHEN clause PostgreSQL prepares again for every statement)
@@ -330,10 +374,6 @@ begin
       enabled := enabled || jsonb_build_object('gnomon_key_change', enabled->>'gnomon_update');
     end if;
   end if;
-  execute format('create trigger gnomon_delete after delete on %s referencing old table as gnomon_old '
-                 'for each statement execute function %s', tab, fn);
-  execute format('create trigger gnomon_truncate before truncate on %s '
-                 'for each statement execute function %s', tab, fn);
   for trg in select t.tgname from pg_trigger t where t.tgrelid = tt.relid and t.tgname = any (gnomon.write_trigger_names()) loop
     state := (enabled->>trg)::"char";
     if state is not null and state <> 'O' then
@@ -341,9 +381,56 @@ begin
                      case state when 'A' then 'enable always' when 'R' then 'enable replica' else 'disable' end, trg);
     end if;
   end loop;
+  perform gnomon.install_partition_triggers(p_table_id);
 end $$;
 comment on function gnomon.install_triggers(integer, boolean) is
   'Creates the write triggers of a tracked table, calling the C module''s gnomon.write_c() when it is enabled, else the generated PL/pgSQL function.';
+
+-- The write triggers of the partitions of a tracked partitioned table, at every level. PostgreSQL fires a statement
+-- trigger only on the table a statement names: an INSERT, UPDATE, DELETE or TRUNCATE naming a partition fired none of
+-- the table's, and left no version. So each partition gets the four statement triggers too, calling the table's
+-- PL/pgSQL trigger function (the C one serves the table itself only), which writes the table's history: a write
+-- through the table fires the table's triggers only, a write naming a partition that partition's only (the
+-- key-change row trigger PostgreSQL clones onto each partition by itself). Creates the missing ones, and drops
+-- Gnomon's write triggers from tables that are no longer partitions of the table (detached): they would go on
+-- writing its history. Called by gnomon.install_triggers, and by the DDL guard when partitions come or go.
+create or replace function gnomon.install_partition_triggers(p_table_id integer) returns void
+language plpgsql set client_min_messages = warning as $$
+declare
+  tt gnomon.tracked_table;
+  fn regprocedure;
+  part regclass;
+  trg record;
+  n name;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  fn := to_regprocedure(format('gnomon_t.%I()', tt.trigger_function));
+  if fn is null then
+    return;
+  end if;
+  for trg in select g.tgrelid::regclass as rel, g.tgname from pg_trigger g
+              where g.tgfoid = fn and g.tgparentid = 0 and g.tgrelid <> tt.relid
+                and g.tgname = any (gnomon.write_trigger_names(true))
+                and g.tgrelid not in (select p.relid from pg_partition_tree(tt.relid) p) loop
+    execute format('drop trigger %I on %s', trg.tgname, trg.rel);
+  end loop;
+  if (select relkind from pg_class where oid = tt.relid) <> 'p' then
+    return;
+  end if;
+  for part in select p.relid from pg_partition_tree(tt.relid) p
+               join pg_class c on c.oid = p.relid and c.relkind in ('r', 'p')
+              where p.relid <> tt.relid
+                and (select count(*) from pg_trigger g where g.tgrelid = p.relid and g.tgfoid = fn
+                        and g.tgname = any (gnomon.write_trigger_names(true))) < 4
+              order by p.level, p.relid loop
+    foreach n in array gnomon.write_trigger_names(true) loop
+      execute format('drop trigger if exists %I on %s', n, part);
+    end loop;
+    perform gnomon.create_write_triggers(part::text, fn::text);
+  end loop;
+end $$;
+comment on function gnomon.install_partition_triggers(integer) is
+  'Creates the write triggers of the partitions of a tracked partitioned table (a write naming a partition fires none of the table''s), and drops them from detached ones.';
 
 -- Whether the optional C write path is enabled in this database (gnomon.use_c_module(true) created gnomon.write_c()).
 create or replace function gnomon.c_module_enabled() returns boolean
@@ -418,6 +505,12 @@ begin
       execute format('create or replace function gnomon.as_of_key_c(row_type anyelement, coordinate text, track_xid xid8, table_id integer, '
                      'fallback regprocedure, keyed boolean, variadic attnum_and_values "any") returns setof anyelement '
                      'language c stable parallel safe rows 1 support gnomon.as_of_support_c as %L, %L', library, 'gnomon_as_of_key_c');
+      -- the change feed's page of main with images (gnomon-c/src/feed_page.c), for gnomon.feed_page_plan
+      execute format('create or replace function gnomon.feed_page_c(table_id integer, prev pg_snapshot, cur pg_snapshot, '
+                     'start pg_snapshot, images boolean, sx xid8[], st bigint[], lo xid8, hi xid8, from_tkey bigint, '
+                     'from_vid bigint, to_tkey bigint, to_vid bigint, split xid8, recent xid8) '
+                     'returns table (xid xid8, vid bigint, tkey bigint, op "char", key json, before json, after json) '
+                     'language c stable rows 1000 as %L, %L', library, 'gnomon_feed_page_c');
     exception when undefined_function then
       raise exception using errcode = 'GN070',
         message = format('the Gnomon C module %L has no read functions: %s', library, sqlerrm),
@@ -439,6 +532,8 @@ begin
       'Planner support of gnomon.as_of_keyed_c and gnomon.as_of_key_c: finds the key values a query pins in an arm of an as-of read (the optional C module''s point read).';
     comment on function gnomon.as_of_keyed_c(boolean, "any") is
       'Folded while planning: want when the arm''s conditions pin every key column given, else not want (the optional C module''s point read).';
+    comment on function gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8) is
+      'A change-feed page of a table on main, the rows of its gnomon_t.<base>_page with the same parameters (the optional C module''s page reader, run by gnomon.feed_read).';
     comment on function gnomon.as_of_key_c(anyelement, text, xid8, integer, regprocedure, boolean, "any") is
       'The row of a key as of a coordinate: the live row when its xmin is visible there, else the table''s fallback gnomon_t.<base>_as_of_k (the optional C module''s point read).';
   else
@@ -451,6 +546,7 @@ begin
     drop function if exists gnomon.as_of_keyed_c(boolean, "any");
     drop function if exists gnomon.as_of_key_c(anyelement, text, xid8, integer, regprocedure, boolean, "any");
     drop function if exists gnomon.as_of_support_c(internal);
+    drop function if exists gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8);
   end if;
   for tid in select table_id from gnomon.tracked_table order by table_id loop
     perform gnomon.install_triggers(tid, enable);

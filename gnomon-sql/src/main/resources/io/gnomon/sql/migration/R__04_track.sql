@@ -76,6 +76,8 @@ language sql immutable parallel safe as $$
           'gnomon.maintain() deletes ticks older than this that no change-feed consumer needs'),
          ('gnomon.feed_batches', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
           'gnomon.feed_read() uses the kept batch orders (gnomon.feed_batch); off chooses every page by a scan'),
+         ('gnomon.feed_page_c', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
+          'gnomon.feed_read() reads main''s pages with images through the C module (gnomon.feed_page_c) when it is enabled; off reads them in SQL'),
          ('gnomon.merge_direct', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
           'gnomon.merge() writes a branch''s first merge into main directly where main left the keys unchanged; off plans every key')
 $$;
@@ -115,6 +117,7 @@ begin
             when 'gnomon.history_partition_rows' then v::bigint >= 1
             when 'gnomon.tick_retention' then v::interval > interval '0'
             when 'gnomon.feed_batches' then v::boolean is not null
+            when 'gnomon.feed_page_c' then v::boolean is not null
             when 'gnomon.merge_direct' then v::boolean is not null
           end;
   exception when data_exception then
@@ -259,6 +262,19 @@ end $$;
 comment on function gnomon.sync_privileges(text) is
   'Gives the generated objects of one tracked table (or of all, when null) the table''s privileges now; the GRANT/REVOKE event trigger does it by itself. Returns the number of grants and revokes run.';
 
+-- The first unlogged table among a table and its partitions (null when all are logged). PostgreSQL empties an unlogged
+-- table after a crash, writing no version, and reads as of earlier points read the rows unchanged since from the table
+-- itself: they would lose them too. So a tracked table and its partitions stay logged (track refuses GN004, the DDL
+-- guard GN006).
+create or replace function gnomon.unlogged_part(rel oid) returns regclass
+language sql stable as $$
+  select x.r from (select rel::regclass as r, -1 as lvl union all select p.relid, p.level from pg_partition_tree(rel) p) x
+    join pg_class c on c.oid = x.r
+   where c.relpersistence = 'u' order by x.lvl, x.r limit 1
+$$;
+comment on function gnomon.unlogged_part(oid) is
+  'The first unlogged table among a table and its partitions, or null: a tracked table and its partitions must stay logged.';
+
 create or replace function gnomon.track(table_name text) returns integer
 -- (the installer's "does not exist, skipping" notices are noise to the caller: only warnings and errors reach them)
 language plpgsql set client_min_messages = warning as $$
@@ -278,16 +294,25 @@ begin
     raise exception using errcode = 'GN004', message = format('%s cannot be tracked: it is one of Gnomon''s own tables', rel::regclass),
       hint = 'Gnomon tracks the application''s tables, not its own catalog, history or branch objects.';
   end if;
-  if c.relkind not in ('r', 'p') or c.relpersistence = 't' or c.relispartition then
+  if c.relkind not in ('r', 'p') or c.relpersistence <> 'p' or c.relispartition then
     raise exception using errcode = 'GN004',
       message = format('%s cannot be tracked: it is %s', rel::regclass,
         case when c.relpersistence = 't' then 'a temporary table'
+             -- a crash empties it without a version, so reads as of earlier points would lose the rows too
+             when c.relpersistence = 'u' then 'an unlogged table (a crash empties it, and history would lose its rows)'
              when c.relispartition then 'a partition of another table'
              else case c.relkind when 'v' then 'a view' when 'm' then 'a materialized view'
                                  when 'f' then 'a foreign table' when 'S' then 'a sequence'
                                  else 'not an ordinary table' end end),
       hint = case when c.relispartition then 'Track the partitioned parent table instead.'
+                  when c.relpersistence = 'u' then format('Make it logged first: alter table %s set logged;', rel::regclass)
                   else 'Gnomon tracks ordinary and partitioned tables with a primary key.' end;
+  end if;
+  if gnomon.unlogged_part(rel) is not null then
+    raise exception using errcode = 'GN004',
+      message = format('%s cannot be tracked: its partition %s is unlogged (a crash empties it, and history would lose its rows)',
+                       rel::regclass, gnomon.unlogged_part(rel)),
+      hint = format('Make it logged first: alter table %s set logged;', gnomon.unlogged_part(rel));
   end if;
   -- Serialise with writers: no write may slip in between tracking and the trigger being in place.
   execute format('lock table %s in share row exclusive mode', rel::regclass);
@@ -375,9 +400,15 @@ declare
   part name;
   trg name;
   fn regprocedure;
+  prel text;
 begin
   foreach trg in array gnomon.write_trigger_names() loop
     execute format('drop trigger if exists %I on %s', trg, tab);
+  end loop;
+  -- the partitions' (gnomon.install_partition_triggers)
+  for prel, trg in select g.tgrelid::regclass::text, g.tgname from pg_trigger g
+                    where g.tgfoid = to_regprocedure(format('gnomon_t.%I()', tt.trigger_function)) and g.tgparentid = 0 loop
+    execute format('drop trigger %I on %s', trg, prel);
   end loop;
   execute format('drop function if exists gnomon_t.%I()', tt.trigger_function);
   execute format('drop function if exists gnomon_t.%I()', tt.key_change_function);

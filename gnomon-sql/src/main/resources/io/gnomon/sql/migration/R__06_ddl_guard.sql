@@ -219,8 +219,10 @@ comment on function gnomon.follow_table_change_as_owner(integer) is
 -- the partitions of every tracked partitioned table are noted when each ALTER TABLE starts
 -- (gnomon.partition_guard_start, in the transaction-local setting gnomon.partitions_before) and compared when it ends
 -- (gnomon.check_partition_moves, from gnomon.ddl_guard): a partition that moved holding rows is refused (GN006); an
--- empty one may come and go. (DETACH PARTITION ... CONCURRENTLY ends in a transaction of its own, where the note is
--- gone: not guarded.)
+-- empty one may come and go, and gets (or loses) the partitions' write triggers (gnomon.install_partition_triggers).
+-- DETACH PARTITION ... CONCURRENTLY commits its first transaction before the command ends, in a second one where the
+-- note is gone and the rows have already left the table: it is checked when it starts (gnomon.check_concurrent_detach).
+-- DROP TABLE of a partition is checked by gnomon.drop_guard.
 create or replace function gnomon.partitions_of_tracked() returns jsonb
 language sql stable as $$
   select coalesce(jsonb_object_agg(t.table_id::text,
@@ -232,10 +234,86 @@ $$;
 comment on function gnomon.partitions_of_tracked() is
   'Per tracked partitioned table (by table_id), the oids of its partitions at every level: what the partition guard compares.';
 
+-- Refuses (GN006) moving a partition that holds rows into or out of a tracked table (moved: 'attach' or 'detach');
+-- an empty one passes. The one wording of the refusal, for gnomon.check_partition_moves, check_concurrent_detach
+-- and drop_guard.
+create or replace function gnomon.check_partition_move(part text, tab text, moved text, has_rows boolean default null)
+returns void
+language plpgsql as $$
+begin
+  if not coalesce(has_rows, gnomon.table_has_rows(part::regclass)) then
+    return;
+  end if;
+  if moved = 'attach' then
+    raise exception using errcode = 'GN006',
+      message = format('attaching partition %s, which holds rows, to tracked table %s is not supported', part, tab),
+      detail = 'Its rows have no versions: reads as of earlier points would show them as if they had always been there.',
+      hint = format('Attach it empty and move the rows in through the table (insert into %s select * from ...), which is '
+                    || 'versioned; or untrack the table around the change.', tab);
+  elsif moved = 'drop' then
+    raise exception using errcode = 'GN006',
+      message = format('dropping partition %s, which holds rows, of tracked table %s is not supported', part, tab),
+      detail = 'Its rows would leave without versions: reads as of earlier points would no longer show them.',
+      hint = format('Delete its rows through the table (delete from %s where ...), which is versioned, then drop the '
+                    || 'empty partition; or untrack the table around the change.', tab);
+  else
+    raise exception using errcode = 'GN006',
+      message = format('detaching partition %s, which holds rows, from tracked table %s is not supported', part, tab),
+      detail = 'Its rows would leave without versions: reads as of earlier points would no longer show them.',
+      hint = format('Copy the rows elsewhere if you keep them, delete them through the table (delete from %s where ...), '
+                    || 'which is versioned, then detach the empty partition; or untrack the table around the change.', tab);
+  end if;
+end $$;
+comment on function gnomon.check_partition_move(text, text, text, boolean) is
+  'Refuses (GN006) attaching, detaching or dropping a partition that holds rows of a tracked table; an empty one passes.';
+
+-- ALTER TABLE ... DETACH PARTITION ... CONCURRENTLY, checked when it starts (gnomon.partition_guard_start): its first
+-- transaction commits the partition as leaving, and the command ends in a second one, too late to refuse. PostgreSQL
+-- does not tell a ddl_command_start trigger which partition a command names, so the statement's text is read: it
+-- cannot run in a transaction block, so it is the whole of current_query(). A text this does not read (a comment in
+-- it, say) while tracked partitioned tables exist is refused rather than passed blind.
+create or replace function gnomon.check_concurrent_detach(q text) returns void
+language plpgsql as $$
+declare
+  ident text := '(?:"(?:[^"]|"")+"|[^\s".;]+)';
+  qname text;
+  m text[];
+  part regclass;
+  root regclass;
+begin
+  -- (a text over 10,000 characters is not searched: it is a script of several statements, where the command cannot
+  -- run and refuses itself, and searching it on each of its ALTER TABLEs would cost its length each time; a single
+  -- DETACH ... CONCURRENTLY padded that long by a comment passes unchecked)
+  if not exists (select from gnomon.tracked_table t join pg_class c on c.oid = t.relid where c.relkind = 'p')
+     or length(q) > 10000 or q !~* '\mdetach\s+partition\M.*\mconcurrently\M' then
+    return;
+  end if;
+  qname := ident || '(?:\s*\.\s*' || ident || ')?';
+  m := regexp_match(q, '^\s*alter\s+table\s+(?:if\s+exists\s+)?(?:only\s+)?' || qname || '\s+detach\s+partition\s+('
+                       || qname || ')\s+concurrently\s*;?\s*$', 'i');
+  if m is null then
+    raise exception using errcode = 'GN006',
+      message = 'Gnomon cannot tell which partition this DETACH PARTITION ... CONCURRENTLY detaches',
+      detail = 'Tracked partitioned tables exist, and a partition that leaves one of them holding rows would take its rows '
+               || 'without versions; the check reads the statement''s text, and this text has another form.',
+      hint = 'Write it as one statement without comments: alter table <table> detach partition <partition> concurrently;';
+  end if;
+  part := to_regclass(m[1]);
+  root := pg_partition_root(part);
+  if root is null or not exists (select from gnomon.tracked_table t where t.relid = root) then
+    return;
+  end if;
+  perform gnomon.check_partition_move(part::text, (select format('%I.%I', t.schema_name, t.table_name) from gnomon.tracked_table t
+                                              where t.relid = root), 'detach');
+end $$;
+comment on function gnomon.check_concurrent_detach(text) is
+  'Refuses (GN006) a DETACH PARTITION ... CONCURRENTLY of a partition holding rows of a tracked table, when it starts.';
+
 create or replace function gnomon.partition_guard_start() returns event_trigger
 language plpgsql as $$
 begin
   perform set_config('gnomon.partitions_before', gnomon.partitions_of_tracked()::text, true);
+  perform gnomon.check_concurrent_detach(current_query());
 end $$;
 comment on function gnomon.partition_guard_start() is
   'Event trigger function (ddl_command_start, ALTER TABLE): notes the partitions of the tracked partitioned tables for gnomon.check_partition_moves.';
@@ -246,7 +324,6 @@ declare
   before jsonb := nullif(current_setting('gnomon.partitions_before', true), '')::jsonb;
   after jsonb;
   m record;
-  has_rows boolean;
 begin
   if before is null or before = '{}'::jsonb then
     return;
@@ -270,24 +347,35 @@ begin
      where before ? t.table_id::text
        and exists (select from pg_class c where c.oid = x.part::oid and c.relkind = 'r')
   loop
-    has_rows := gnomon.table_has_rows(m.part::regclass);
-    if has_rows and m.moved = 'attach' then
-      raise exception using errcode = 'GN006',
-        message = format('attaching partition %s, which holds rows, to tracked table %s is not supported', m.part::regclass, m.tab),
-        detail = 'Its rows have no versions: reads as of earlier points would show them as if they had always been there.',
-        hint = format('Attach it empty and move the rows in through the table (insert into %s select * from ...), which is '
-                      || 'versioned; or untrack the table around the change.', m.tab);
-    elsif has_rows then
-      raise exception using errcode = 'GN006',
-        message = format('detaching partition %s, which holds rows, from tracked table %s is not supported', m.part::regclass, m.tab),
-        detail = 'Its rows would leave without versions: reads as of earlier points would no longer show them.',
-        hint = format('Copy the rows elsewhere if you keep them, delete them through the table (delete from %s where ...), '
-                      || 'which is versioned, then detach the empty partition; or untrack the table around the change.', m.tab);
-    end if;
+    perform gnomon.check_partition_move(m.part::regclass::text, m.tab, m.moved);
   end loop;
+  -- the partitions that came get the write triggers, the ones that left lose them
+  perform gnomon.install_partition_triggers(t.table_id) from gnomon.tracked_table t
+   where before ? t.table_id::text and (before -> t.table_id::text) is distinct from (after -> t.table_id::text);
 end $$;
 comment on function gnomon.check_partition_moves() is
   'Refuses (GN006) an ALTER TABLE that attached a partition holding rows to a tracked partitioned table, or detached one holding rows from it.';
+
+-- Refuses (GN006) a tracked table, or one of its partitions, that a DDL command made unlogged (gnomon.unlogged_part
+-- says why); for the DDL guard, on ALTER TABLE ... SET UNLOGGED and CREATE UNLOGGED TABLE ... PARTITION OF.
+create or replace function gnomon.check_logged(p_table_id integer) returns void
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  u regclass;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  u := gnomon.unlogged_part(tt.relid);
+  if u is not null then
+    raise exception using errcode = 'GN006',
+      message = format('an unlogged %s is not supported while %I.%I is tracked', u, tt.schema_name, tt.table_name),
+      detail = 'PostgreSQL empties an unlogged table after a crash without a version, and reads as of earlier points read '
+               || 'the rows unchanged since from the table itself: they would lose those rows too (a standby has none).',
+      hint = format('Keep it logged; or untrack the table first: select gnomon.untrack(%L);', format('%I.%I', tt.schema_name, tt.table_name));
+  end if;
+end $$;
+comment on function gnomon.check_logged(integer) is
+  'Refuses (GN006) a tracked table with an unlogged table among itself and its partitions.';
 
 create or replace function gnomon.ddl_guard() returns event_trigger
 language plpgsql as $$
@@ -297,9 +385,17 @@ declare
   disabled text;
 begin
   perform gnomon.check_partition_moves();
+  -- SET UNLOGGED of the table or of one of its partitions
+  perform gnomon.check_logged(t.table_id)
+     from gnomon.tracked_table t
+    where t.relid in (select coalesce(pg_partition_root(d.objid), d.objid) from pg_event_trigger_ddl_commands() d
+                       where d.classid = 'pg_class'::regclass);
   for cmd in select * from pg_event_trigger_ddl_commands() where classid = 'pg_class'::regclass loop
     select table_id into tid from gnomon.tracked_table where relid = cmd.objid;
     if found then
+      -- a partition detached concurrently ends here with no note of it (gnomon.check_partition_moves): its write
+      -- triggers go
+      perform gnomon.install_partition_triggers(tid);
       -- as the role running the ALTER when it owns the table's history (as when it tracked the table), else as the
       -- catalog's owner
       if pg_has_role(current_user, (select c.relowner from gnomon.tracked_table t join pg_class c
@@ -321,11 +417,48 @@ begin
   end loop;
 end $$;
 
+-- CREATE TABLE ... PARTITION OF a tracked table (at any level): the new partition gets the partitions' write triggers
+-- (gnomon.install_partition_triggers), and may not be unlogged (gnomon.check_logged).
+create or replace function gnomon.partition_create_guard() returns event_trigger
+language plpgsql as $$
+declare
+  tid integer;
+begin
+  for tid in select distinct t.table_id from pg_event_trigger_ddl_commands() d
+               join gnomon.tracked_table t on t.relid = pg_partition_root(d.objid)
+              where d.classid = 'pg_class'::regclass and d.objid <> t.relid loop
+    perform gnomon.check_logged(tid);
+    perform gnomon.install_partition_triggers(tid);
+  end loop;
+end $$;
+comment on function gnomon.partition_create_guard() is
+  'Event trigger function (ddl_command_end, CREATE TABLE): gives a new partition of a tracked table its write triggers; refuses an unlogged one (GN006).';
+
+-- DROP TABLE of a partition holding rows takes them out of the tracked table without a version, like an unrecorded
+-- TRUNCATE. When sql_drop fires the partition is gone and cannot be read, so the leaf partitions of the tracked
+-- tables that hold rows are noted when each DROP starts (in the transaction-local setting gnomon.partitions_with_rows,
+-- as {oid: tracked table}); gnomon.drop_guard refuses dropping one of them (GN006). This reads the first row of each
+-- leaf partition of the tracked partitioned tables on every DROP TABLE, DROP SCHEMA and DROP OWNED in the database
+-- (nothing when there is no tracked partitioned table).
+create or replace function gnomon.drop_guard_start() returns event_trigger
+language plpgsql as $$
+begin
+  perform set_config('gnomon.partitions_with_rows',
+    (select coalesce(jsonb_object_agg(p.relid::oid::text, format('%I.%I', t.schema_name, t.table_name)), '{}')::text
+       from gnomon.tracked_table t join pg_class r on r.oid = t.relid and r.relkind = 'p'
+      cross join lateral pg_partition_tree(t.relid) p
+       join pg_class c on c.oid = p.relid and c.relkind = 'r'
+      where gnomon.table_has_rows(p.relid)), true);
+end $$;
+comment on function gnomon.drop_guard_start() is
+  'Event trigger function (ddl_command_start, DROP TABLE, DROP SCHEMA, DROP OWNED): notes the partitions of tracked tables that hold rows, for gnomon.drop_guard.';
+
 create or replace function gnomon.drop_guard() returns event_trigger
 language plpgsql as $$
 declare
   obj record;
   tt gnomon.tracked_table;
+  with_rows jsonb := coalesce(nullif(current_setting('gnomon.partitions_with_rows', true), '')::jsonb, '{}');
 begin
   for obj in select * from pg_event_trigger_dropped_objects() where classid = 'pg_class'::regclass and objsubid = 0 loop
     select * into tt from gnomon.tracked_table where relid = obj.objid;
@@ -334,6 +467,10 @@ begin
         message = format('dropping tracked table %I.%I is not supported while it is tracked', tt.schema_name, tt.table_name),
         hint = format('Untrack it first: select gnomon.untrack(%L, drop_history => true);', format('%I.%I', tt.schema_name, tt.table_name));
     end if;
+  end loop;
+  for obj in select * from pg_event_trigger_dropped_objects() where classid = 'pg_class'::regclass and objsubid = 0
+                and with_rows ? objid::text loop
+    perform gnomon.check_partition_move(obj.object_identity, with_rows ->> obj.objid::text, 'drop', true);
   end loop;
 end $$;
 
@@ -389,6 +526,12 @@ create event trigger gnomon_ddl_guard on ddl_command_end when tag in ('ALTER TAB
 drop event trigger if exists gnomon_partition_guard;
 create event trigger gnomon_partition_guard on ddl_command_start when tag in ('ALTER TABLE')
   execute function gnomon.partition_guard_start();
+drop event trigger if exists gnomon_partition_create_guard;
+create event trigger gnomon_partition_create_guard on ddl_command_end when tag in ('CREATE TABLE')
+  execute function gnomon.partition_create_guard();
+drop event trigger if exists gnomon_drop_guard_start;
+create event trigger gnomon_drop_guard_start on ddl_command_start when tag in ('DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
+  execute function gnomon.drop_guard_start();
 drop event trigger if exists gnomon_drop_guard;
 create event trigger gnomon_drop_guard on sql_drop when tag in ('DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
   execute function gnomon.drop_guard();
@@ -398,3 +541,17 @@ create event trigger gnomon_privilege_guard on ddl_command_end when tag in ('GRA
 drop event trigger if exists gnomon_schema_guard;
 create event trigger gnomon_schema_guard on ddl_command_end when tag in ('ALTER SCHEMA')
   execute function gnomon.schema_guard();
+
+-- Partitioned tables tracked before their partitions had write triggers of their own get them now, after their
+-- trigger function is regenerated (in that order: the earlier function's TRUNCATE copied every row of the table, and
+-- fired on each partition as well it would have recorded each row once per partition more).
+do $$
+declare
+  t integer;
+begin
+  for t in select tt.table_id from gnomon.tracked_table tt join pg_class c on c.oid = tt.relid
+            where c.relkind = 'p' order by tt.table_id loop
+    perform gnomon.install_objects(t);
+    perform gnomon.install_partition_triggers(t);
+  end loop;
+end $$;

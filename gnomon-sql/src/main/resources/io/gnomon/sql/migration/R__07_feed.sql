@@ -448,6 +448,15 @@ end $$;
 comment on function gnomon.feed_batch_of(bigint, integer, integer[], pg_snapshot, pg_snapshot, pg_snapshot, text, integer) is
   'Internal: a change-feed batch''s order for gnomon.feed_read, from gnomon.feed_batch or computed and kept there.';
 
+-- Whether gnomon.feed_read reads main's pages with images through the C module's page reader: the module created
+-- gnomon.feed_page_c, and the setting gnomon.feed_page_c is on.
+create or replace function gnomon.c_feed_page_enabled() returns boolean
+language sql stable as $$
+  select pg_catalog.to_regprocedure('gnomon.feed_page_c(integer,pg_snapshot,pg_snapshot,pg_snapshot,boolean,xid8[],bigint[],xid8,xid8,bigint,bigint,bigint,bigint,xid8,xid8)') is not null
+     and gnomon.setting('gnomon.feed_page_c')::boolean
+$$;
+comment on function gnomon.c_feed_page_enabled() is 'Internal: whether gnomon.feed_read reads main''s pages with images through the optional C module (gnomon.feed_page_c, and the setting gnomon.feed_page_c on).';
+
 -- One page of events after the consumer's acknowledged position: whole transactions, at most max_events rows
 -- (a transaction larger than a page is split, and the next page resumes inside it). Each row carries the position
 -- to acknowledge once it is handled. A page that skipped only empty batches returns one 'h' (heartbeat) row.
@@ -500,6 +509,8 @@ declare
   b gnomon.branch;
   bname text := 'main';
   parent gnomon.point;
+  -- main's pages with images through the C module's page reader (gnomon-c/src/feed_page.c): same rows, same images
+  use_c_page boolean := gnomon.c_feed_page_enabled();
 begin
   if max_events is null or max_events < 1 or max_events > 1000000 then
     raise exception using errcode = 'GN021', message = format('max_events must be between 1 and 1000000, got %s', max_events);
@@ -557,6 +568,10 @@ begin
                                      ' from gnomon_t.%I($1, $2, $3, %L, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, %s, $18) pg',
                                      format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_bpage'),
                                      c.with_images, c.branch_id)
+                         when c.with_images and use_c_page
+                         then format('select %L::text as table_name, pg.xid, pg.vid, pg.tkey, pg.op, pg.key, pg.before, pg.after'
+                                     ' from gnomon.feed_page_c(%s, $1, $2, $3, true, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) pg',
+                                     format('%I.%I', tt.schema_name, tt.table_name), tt.table_id)
                          when c.with_images
                          then format('select %L::text as table_name, pg.xid, pg.vid, pg.tkey, pg.op, pg.key, pg.before, pg.after'
                                      ' from gnomon_t.%I($1, $2, $3, true, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) pg',

@@ -377,7 +377,7 @@ language sql stable as $$
          case when b.branch_id < 0 then 'scratch' else 'logged' end, gnomon.branch_intact(b),
          array_length(b.chain, 1), b.created_at
     from gnomon.branch b left join gnomon.branch p on p.branch_id = b.parent_id
-   order by b.branch_name
+   order by b.branch_name collate "default"
 $$;
 comment on function gnomon.branches() is 'Lists the branches: name, id, parent, cutoff coordinate, kind (logged or scratch), intact, depth, creation time.';
 
@@ -432,25 +432,49 @@ end $$;
 comment on function gnomon.branch_use(text, boolean) is
   'Selects the branch that branch views read and write (''main'' goes back), and puts the branch schemas first in search_path; local: until the transaction ends.';
 
--- The selected branch (GN054 when none, GN050 when it was dropped, GN053 when a crash emptied it).
+-- The id in the setting gnomon.branch (which gnomon.branch_use writes), the one reading of it in SQL: null when no
+-- branch is selected, and also when the setting holds no branch id (set by hand: 'abc', '1.5', a number beyond
+-- integer), so that the reads and writes that use it find no branch and call gnomon.current_branch(), which says what
+-- is wrong (GN041), where a plain cast raised a bare 22P02. A SQL function of one expression, inlined where it is used;
+-- the pattern is tested before the cast (a nested CASE, whose order PostgreSQL keeps).
+create or replace function gnomon.selected_branch_id() returns integer
+language sql stable parallel safe as $$
+  select case when current_setting('gnomon.branch', true) ~ '^\s*[-+]?0*[0-9]{1,10}\s*$'
+              then case when current_setting('gnomon.branch', true)::bigint between -2147483648 and 2147483647
+                        then current_setting('gnomon.branch', true)::integer end end
+$$;
+comment on function gnomon.selected_branch_id() is
+  'The branch id in the setting gnomon.branch; null when none is selected or the setting holds no branch id (gnomon.current_branch() then raises).';
+
+-- The selected branch (GN054 when none, GN041 when gnomon.branch holds no branch id, GN050 when it was dropped, GN053
+-- when a crash emptied it).
 create or replace function gnomon.current_branch() returns gnomon.branch
 language plpgsql stable set plan_cache_mode = force_custom_plan as $$
 declare
   s text := current_setting('gnomon.branch', true);
+  id integer := gnomon.selected_branch_id();
   b gnomon.branch;
 begin
   if s is null or s = '' then
     raise exception using errcode = 'GN054', message = 'no branch is selected',
       hint = 'Select one first: select gnomon.branch_use(''my_branch''); the tables themselves are main.';
   end if;
-  select * into b from gnomon.branch x where x.branch_id = s::integer;
+  if id is null then
+    raise exception using errcode = 'GN041',
+      message = format('setting gnomon.branch has the value %L, which is not a branch id', s),
+      detail = 'gnomon.branch holds the id of the selected branch, as gnomon.branch_use() writes it (empty for main); '
+               || 'it is not meant to be set by hand.',
+      hint = 'Select a branch by name: select gnomon.branch_use(''my_branch''); or go back to main: '
+             || 'select gnomon.branch_use(''main''); (reset gnomon.branch; clears it too).';
+  end if;
+  select * into b from gnomon.branch x where x.branch_id = id;
   if not found then
     raise exception using errcode = 'GN050', message = format('the selected branch (id %s) was dropped', s),
       hint = 'Select another branch with gnomon.branch_use(...), or go back to main: select gnomon.branch_use(''main'');';
   end if;
   return gnomon.check_intact(b);
 end $$;
-comment on function gnomon.current_branch() is 'The branch selected by gnomon.branch_use() (GN054 when none, GN050 when it was dropped, GN053 when it lost its rows).';
+comment on function gnomon.current_branch() is 'The branch selected by gnomon.branch_use() (GN054 when none, GN041 when gnomon.branch holds no branch id, GN050 when it was dropped, GN053 when it lost its rows).';
 
 create or replace function gnomon.current_point() returns gnomon.point
 language sql stable as $$ select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.current_branch() b $$;
@@ -774,11 +798,11 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, keys_b, bimg, img_b, bh, r
                          -- least its own (ancestors were created first), so this bound, computed once when the
                          -- statement starts, leaves the other partition out of the plan (initial pruning) instead
                          -- of starting and probing it on every read
-                         '%PRUNE_B%', case when rb = bt then 'and b.g_branch >= least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)' else '' end),
+                         '%PRUNE_B%', case when rb = bt then 'and b.g_branch >= least(1, gnomon.selected_branch_id())' else '' end),
                          -- a branch's main snapshot is never null: no test of it (a Result node fewer)
                          '%MSNAP%', ''),
                          '%SRC%', '(select coalesce((select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.branch b '
-                                          'where b.branch_id = nullif(current_setting(''gnomon.branch'', true), '''')::integer '
+                                          'where b.branch_id = gnomon.selected_branch_id() '
                                           'and (0 < all (b.chain) or gnomon.branch_intact(b)) and ' || replace(too_old, '$p', '(b.chain, b.snaps, b.main_snap)::gnomon.point')
                                           || '), gnomon.current_point()) as q offset 0)'));
   -- With the C module's branch read enabled (gnomon.branch_c_enabled()), the view reads through
@@ -792,7 +816,7 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, keys_b, bimg, img_b, bh, r
   -- g_id or g_norow would clash.)
   if gnomon.branch_c_enabled() then
     floor_c := case when pg_catalog.to_regprocedure('gnomon.branch_floor_c()') is not null then 'gnomon.branch_floor_c()'
-                    else 'least(1, nullif(current_setting(''gnomon.branch'', true), '''')::integer)' end;
+                    else 'least(1, gnomon.selected_branch_id())' end;
     hist_c := pg_catalog.to_regprocedure('gnomon.branch_hist_bound_c(boolean)') is not null;
     execute format('create or replace function gnomon_t.%I() returns table (%s) language sql stable as %L',
                    gnomon.object_name(tt.base_name, '_cur'), ret_cols, format($b$
@@ -908,10 +932,10 @@ declare
 begin
   -- the branch's lock first (a drop takes it exclusively), then its catalog row: a branch dropped meanwhile is
   -- GN050 from gnomon.current_branch() (no branch selected: a null id takes no lock, and GN054 follows)
-  perform pg_advisory_xact_lock_shared(7387, nullif(current_setting('gnomon.branch', true), '')::integer);
+  perform pg_advisory_xact_lock_shared(7387, gnomon.selected_branch_id());
   -- the catalog row by a generic plan (gnomon.current_branch() plans its lookup on every call: a quarter of a
   -- branch update's CPU); it raises the errors when the row is missing
-  select * into b from gnomon.branch g where g.branch_id = nullif(current_setting('gnomon.branch', true), '')::integer;
+  select * into b from gnomon.branch g where g.branch_id = gnomon.selected_branch_id();
   if not found then b := gnomon.current_branch(); end if;
   b := gnomon.check_intact(b);
   if TG_OP = 'UPDATE' then moved := %2$s; end if;

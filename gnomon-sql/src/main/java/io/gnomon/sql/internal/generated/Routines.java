@@ -16,14 +16,18 @@ import io.gnomon.sql.internal.generated.routines.BranchRowsDrop;
 import io.gnomon.sql.internal.generated.routines.BranchSchema;
 import io.gnomon.sql.internal.generated.routines.BranchUse;
 import io.gnomon.sql.internal.generated.routines.BranchUseC;
+import io.gnomon.sql.internal.generated.routines.CFeedPageEnabled;
 import io.gnomon.sql.internal.generated.routines.CModuleEnabled;
 import io.gnomon.sql.internal.generated.routines.CModuleInterfaceVersion;
 import io.gnomon.sql.internal.generated.routines.CPointReadEnabled;
 import io.gnomon.sql.internal.generated.routines.CReadEnabled;
 import io.gnomon.sql.internal.generated.routines.CatalogVersion;
+import io.gnomon.sql.internal.generated.routines.CheckConcurrentDetach;
 import io.gnomon.sql.internal.generated.routines.CheckCoordinateRead;
 import io.gnomon.sql.internal.generated.routines.CheckIntact;
+import io.gnomon.sql.internal.generated.routines.CheckLogged;
 import io.gnomon.sql.internal.generated.routines.CheckMergeStrategy;
+import io.gnomon.sql.internal.generated.routines.CheckPartitionMove;
 import io.gnomon.sql.internal.generated.routines.CheckPartitionMoves;
 import io.gnomon.sql.internal.generated.routines.CheckRead;
 import io.gnomon.sql.internal.generated.routines.CheckTriggers;
@@ -33,11 +37,13 @@ import io.gnomon.sql.internal.generated.routines.ConsumerRow;
 import io.gnomon.sql.internal.generated.routines.Coordinate;
 import io.gnomon.sql.internal.generated.routines.CoordinateAt;
 import io.gnomon.sql.internal.generated.routines.CoordinateText;
+import io.gnomon.sql.internal.generated.routines.CreateWriteTriggers;
 import io.gnomon.sql.internal.generated.routines.CurrentBranch;
 import io.gnomon.sql.internal.generated.routines.CurrentPoint;
 import io.gnomon.sql.internal.generated.routines.DisabledWriteTriggers;
 import io.gnomon.sql.internal.generated.routines.DropBranchObjects;
 import io.gnomon.sql.internal.generated.routines.DropCheckpoint;
+import io.gnomon.sql.internal.generated.routines.DropGuardStart;
 import io.gnomon.sql.internal.generated.routines.FeedAck;
 import io.gnomon.sql.internal.generated.routines.FeedBatchOf;
 import io.gnomon.sql.internal.generated.routines.FeedHistoryPlanning;
@@ -59,6 +65,7 @@ import io.gnomon.sql.internal.generated.routines.InstallBranchCreate;
 import io.gnomon.sql.internal.generated.routines.InstallBranchObjects;
 import io.gnomon.sql.internal.generated.routines.InstallChanges;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
+import io.gnomon.sql.internal.generated.routines.InstallPartitionTriggers;
 import io.gnomon.sql.internal.generated.routines.InstallTriggers;
 import io.gnomon.sql.internal.generated.routines.KeyChangeSetting;
 import io.gnomon.sql.internal.generated.routines.Maintain;
@@ -93,6 +100,7 @@ import io.gnomon.sql.internal.generated.routines.OlderSnapshot;
 import io.gnomon.sql.internal.generated.routines.ParentPoint;
 import io.gnomon.sql.internal.generated.routines.ParseCoordinate;
 import io.gnomon.sql.internal.generated.routines.ParsePosition;
+import io.gnomon.sql.internal.generated.routines.PartitionCreateGuard;
 import io.gnomon.sql.internal.generated.routines.PartitionGuardStart;
 import io.gnomon.sql.internal.generated.routines.PartitionsOfTracked;
 import io.gnomon.sql.internal.generated.routines.PastSnapshot;
@@ -104,6 +112,7 @@ import io.gnomon.sql.internal.generated.routines.RefreshBranchObjects;
 import io.gnomon.sql.internal.generated.routines.ReservedColumnNames;
 import io.gnomon.sql.internal.generated.routines.ResolveTable;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
+import io.gnomon.sql.internal.generated.routines.SelectedBranchId;
 import io.gnomon.sql.internal.generated.routines.SetMergeRule;
 import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
 import io.gnomon.sql.internal.generated.routines.Setting;
@@ -119,6 +128,7 @@ import io.gnomon.sql.internal.generated.routines.Track;
 import io.gnomon.sql.internal.generated.routines.Tracked;
 import io.gnomon.sql.internal.generated.routines.TypeHasEquality;
 import io.gnomon.sql.internal.generated.routines.TypeRunsCodeOnInput;
+import io.gnomon.sql.internal.generated.routines.UnloggedPart;
 import io.gnomon.sql.internal.generated.routines.Untrack;
 import io.gnomon.sql.internal.generated.routines.UseCModule;
 import io.gnomon.sql.internal.generated.routines.WriteTriggerNames;
@@ -636,6 +646,27 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.c_feed_page_enabled</code>
+     */
+    public static Boolean cFeedPageEnabled(
+          Configuration configuration
+    ) {
+        CFeedPageEnabled f = new CFeedPageEnabled();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.c_feed_page_enabled</code> as a field.
+     */
+    public static Field<Boolean> cFeedPageEnabled() {
+        CFeedPageEnabled f = new CFeedPageEnabled();
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.c_module_enabled</code>
      */
     public static Boolean cModuleEnabled(
@@ -741,6 +772,19 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.check_concurrent_detach</code>
+     */
+    public static void checkConcurrentDetach(
+          Configuration configuration
+        , String q
+    ) {
+        CheckConcurrentDetach p = new CheckConcurrentDetach();
+        p.setQ(q);
+
+        p.execute(configuration);
+    }
+
+    /**
      * Call <code>gnomon.check_coordinate_read</code>
      */
     public static String checkCoordinateRead(
@@ -829,6 +873,19 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.check_logged</code>
+     */
+    public static void checkLogged(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        CheckLogged p = new CheckLogged();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
+    }
+
+    /**
      * @deprecated Unknown data type. Parameter type or return type is unknown.
      * If this is a qualified, user-defined type, it may have been excluded from
      * code generation. If this is a built-in type, you can define an explicit
@@ -849,6 +906,25 @@ public class Routines {
         p.setTypid(typid);
         p.setColumnLabel(columnLabel);
         p.setCustomFunction(customFunction);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.check_partition_move</code>
+     */
+    public static void checkPartitionMove(
+          Configuration configuration
+        , String part
+        , String tab
+        , String moved
+        , Boolean hasRows
+    ) {
+        CheckPartitionMove p = new CheckPartitionMove();
+        p.setPart(part);
+        p.setTab(tab);
+        p.setMoved(moved);
+        p.setHasRows(hasRows);
 
         p.execute(configuration);
     }
@@ -1131,6 +1207,21 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.create_write_triggers</code>
+     */
+    public static void createWriteTriggers(
+          Configuration configuration
+        , String rel
+        , String fn
+    ) {
+        CreateWriteTriggers p = new CreateWriteTriggers();
+        p.setRel(rel);
+        p.setFn(fn);
+
+        p.execute(configuration);
+    }
+
+    /**
      * Call <code>gnomon.current_branch</code>
      */
     public static BranchRecord currentBranch(
@@ -1236,6 +1327,39 @@ public class Routines {
         p.setCheckpointId(checkpointId);
 
         p.execute(configuration);
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Object dropGuardStart(
+          Configuration configuration
+    ) {
+        DropGuardStart f = new DropGuardStart();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Field<Object> dropGuardStart() {
+        DropGuardStart f = new DropGuardStart();
+
+        return f.asField();
     }
 
     /**
@@ -1853,6 +1977,19 @@ public class Routines {
         , Integer pTableId
     ) {
         InstallObjects p = new InstallObjects();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.install_partition_triggers</code>
+     */
+    public static void installPartitionTriggers(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        InstallPartitionTriggers p = new InstallPartitionTriggers();
         p.setPTableId(pTableId);
 
         p.execute(configuration);
@@ -3021,6 +3158,39 @@ public class Routines {
      * configuration.
      */
     @Deprecated
+    public static Object partitionCreateGuard(
+          Configuration configuration
+    ) {
+        PartitionCreateGuard f = new PartitionCreateGuard();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Field<Object> partitionCreateGuard() {
+        PartitionCreateGuard f = new PartitionCreateGuard();
+
+        return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
     public static Object partitionGuardStart(
           Configuration configuration
     ) {
@@ -3402,6 +3572,27 @@ public class Routines {
         RollHistory f = new RollHistory();
         f.setTableName(tableName);
         f.setMargin(margin);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.selected_branch_id</code>
+     */
+    public static Integer selectedBranchId(
+          Configuration configuration
+    ) {
+        SelectedBranchId f = new SelectedBranchId();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.selected_branch_id</code> as a field.
+     */
+    public static Field<Integer> selectedBranchId() {
+        SelectedBranchId f = new SelectedBranchId();
 
         return f.asField();
     }
@@ -3938,6 +4129,62 @@ public class Routines {
         TypeRunsCodeOnInput f = new TypeRunsCodeOnInput();
         f.setT(t);
         f.setTop(top);
+
+        return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Object unloggedPart(
+          Configuration configuration
+        , Long rel
+    ) {
+        UnloggedPart f = new UnloggedPart();
+        f.setRel(rel);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Field<Object> unloggedPart(
+          Long rel
+    ) {
+        UnloggedPart f = new UnloggedPart();
+        f.setRel(rel);
+
+        return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Field<Object> unloggedPart(
+          Field<Long> rel
+    ) {
+        UnloggedPart f = new UnloggedPart();
+        f.setRel(rel);
 
         return f.asField();
     }
