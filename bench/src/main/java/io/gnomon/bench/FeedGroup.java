@@ -191,6 +191,14 @@ final class FeedGroup {
     log.log("load average after the side-by-side consumption: %.2f", Machine.load());
     Metric drain = gnomon.drain(consumers, drainers.subList(0, sizes.drainRepeats()));
     Metric update = gnomon.updateWithConsumer(mapper);
+    Metric updateC = null;
+    if (useCModule(c, true).isEmpty()) {
+      try {
+        updateC = gnomon.updateWithConsumerC(mapper);
+      } finally {
+        useCModule(c, false);
+      }
+    }
     log.log("load average at the end: %.2f", Machine.load());
 
     String consumption = String.format(Locale.ROOT, "the same %,d changes, batches of %,d (one tick), each change"
@@ -208,6 +216,9 @@ final class FeedGroup {
         + " (format-version 2, REPLICA IDENTITY FULL, pg_logical_slot_get_changes up to " + PAGE + " changes): "
         + consumption) : FeedRun.unavailable("feed_vs_wal2json", "rows/s", noW2j.get()));
     rows.add(update);
+    if (updateC != null) {
+      rows.add(updateC);
+    }
     // the same consumption per CPU-second (the server's process and the consuming thread): on a machine shared with
     // other work, what each system costs, less the waiting for a CPU
     rows.add(FeedRun.valueMetric("feed_images_rows_per_cpu_s", "rows/CPU-s", gCpu, null, "the Java consumer above:"

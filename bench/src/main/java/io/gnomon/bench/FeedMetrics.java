@@ -212,6 +212,19 @@ final class FeedMetrics {
    * the whole cluster and this JVM used, per transaction: what the consumer costs, apart from the other load.
    */
   Metric updateWithConsumer(ObjectMapper mapper) {
+    return updateWithConsumer(mapper, "", "");
+  }
+
+  /**
+   * The same with the C module enabled for both sides (its write trigger on the tracked table, and the consumer's
+   * pages from its page reader): {@code tracked_update_with_feed_consumer_vs_without_c}.
+   */
+  Metric updateWithConsumerC(ObjectMapper mapper) {
+    return updateWithConsumer(mapper, "_c", "; the C module enabled on both sides (its write trigger; the consumer's"
+        + " pages from gnomon.feed_page_c)");
+  }
+
+  private Metric updateWithConsumer(ObjectMapper mapper, String suffix, String note) {
     FeedRun.Sizes sizes = run.sizes();
     try (Gnomon gnomon = Gnomon.open(run.pg().dataSource(FeedSetup.DB))) {
       gnomon.startTicker();
@@ -232,11 +245,11 @@ final class FeedMetrics {
       } finally {
         run.feed().unregister(live);
       }
-      return Metric.paired("tracked_update_with_feed_consumer_vs_without", "tps", runs, Target.atLeast(0.95),
+      return Metric.paired("tracked_update_with_feed_consumer_vs_without" + suffix, "tps", runs, Target.atLeast(0.95),
           "pgbench -M prepared, 1 client, " + sizes.updatePairs() + " pairs of " + sizes.updateSeconds()
               + " s runs, single-row UPDATE of a random aid on the tracked table, ticker every 1 s on both sides;"
               + " with: a FeedRunner (defaults: pages of 1,000, idle 250 ms) with images, each event to JSON, in the"
-              + " same JVM on the same two cores");
+              + " same JVM on the same two cores" + note);
     }
   }
 
