@@ -21,6 +21,15 @@ begin
 end $$;
 comment on function gnomon.object_name(text, text) is 'The name of a generated object: base || suffix, shortened with a hash to fit 63 bytes.';
 
+-- A history's open partition: the one whose range runs to MAXVALUE, where new versions go (gnomon.roll_history
+-- closes it and opens the next); null when the history has none.
+create or replace function gnomon.open_history_partition(history regclass) returns regclass
+language sql stable as $$
+  select c.oid::regclass from pg_inherits i join pg_class c on c.oid = i.inhrelid
+   where i.inhparent = history and pg_get_expr(c.relpartbound, c.oid) like '%TO (MAXVALUE)'
+$$;
+comment on function gnomon.open_history_partition(regclass) is 'Internal: a history table''s open partition (its range runs to MAXVALUE), or null.';
+
 -- Whether Gnomon can compare values of a type (diffs and merges compare row images).
 create or replace function gnomon.type_has_equality(t oid) returns boolean
 language plpgsql stable strict as $$

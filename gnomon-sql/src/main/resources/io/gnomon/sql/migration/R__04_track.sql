@@ -37,8 +37,7 @@ begin
       hint = 'The margin must outlast the transactions that start while the old partition is checked.';
   end if;
   select c.relname, pg_get_expr(c.relpartbound, c.oid) into open_part, bound
-    from pg_inherits i join pg_class c on c.oid = i.inhrelid
-   where i.inhparent = parent and pg_get_expr(c.relpartbound, c.oid) like '%TO (MAXVALUE)';
+    from pg_class c where c.oid = gnomon.open_history_partition(parent);
   -- Lock the history's parent before its open partition, in the order writers lock them (they insert through the
   -- parent, or open it first in the C module), and in the mode the detach needs: taking the partition first and the
   -- parent at the detach deadlocked with writers (40P01). The CHECK constraint below takes ACCESS EXCLUSIVE on the
@@ -154,9 +153,8 @@ declare
   rolled integer := 0;
 begin
   for tt in select * from gnomon.tracked_table order by table_id loop
-    if exists (select 1 from pg_inherits i join pg_class c on c.oid = i.inhrelid
-                where i.inhparent = format('gnomon_t.%I', tt.history_table)::regclass
-                  and pg_get_expr(c.relpartbound, c.oid) like '%TO (MAXVALUE)'
+    if exists (select 1 from pg_class c
+                where c.oid = gnomon.open_history_partition(format('gnomon_t.%I', tt.history_table)::regclass)
                   and greatest(c.reltuples, 0) > limit_rows) then
       perform gnomon.roll_history(format('%I.%I', tt.schema_name, tt.table_name));
       rolled := rolled + 1;

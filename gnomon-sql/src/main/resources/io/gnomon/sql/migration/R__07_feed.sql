@@ -325,12 +325,11 @@ begin
   for r in
     select format('gnomon_t.%I', p.relname) as part, format('gnomon_t.%I', ic.relname) as idx
       from gnomon.tracked_table tt
-      join pg_inherits h on h.inhparent = to_regclass(format('gnomon_t.%I', tt.history_table))
-      join pg_class p on p.oid = h.inhrelid
+      join pg_class p on p.oid = gnomon.open_history_partition(to_regclass(format('gnomon_t.%I', tt.history_table)))
       join pg_index i on i.indrelid = p.oid
       join pg_class ic on ic.oid = i.indexrelid
       join pg_am am on am.oid = ic.relam
-     where am.amname = 'brin' and pg_get_expr(p.relpartbound, p.oid) like '%TO (MAXVALUE)'
+     where am.amname = 'brin'
        and exists (select from gnomon.consumer k where tt.table_id = any (k.table_ids) and k.expired_at is null)
   loop
     begin

@@ -97,6 +97,7 @@ import io.gnomon.sql.internal.generated.routines.MergeUnionResolve;
 import io.gnomon.sql.internal.generated.routines.MergeXminVisibleSql;
 import io.gnomon.sql.internal.generated.routines.ObjectName;
 import io.gnomon.sql.internal.generated.routines.OlderSnapshot;
+import io.gnomon.sql.internal.generated.routines.OpenHistoryPartition;
 import io.gnomon.sql.internal.generated.routines.ParentPoint;
 import io.gnomon.sql.internal.generated.routines.ParseCoordinate;
 import io.gnomon.sql.internal.generated.routines.ParsePosition;
@@ -3055,6 +3056,62 @@ public class Routines {
         OlderSnapshot f = new OlderSnapshot();
         f.setA(a);
         f.setB(b);
+
+        return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Object openHistoryPartition(
+          Configuration configuration
+        , Object history
+    ) {
+        OpenHistoryPartition f = new OpenHistoryPartition();
+        f.setHistory(history);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Field<Object> openHistoryPartition(
+          Object history
+    ) {
+        OpenHistoryPartition f = new OpenHistoryPartition();
+        f.setHistory(history);
+
+        return f.asField();
+    }
+
+    /**
+     * @deprecated Unknown data type. If this is a qualified, user-defined type,
+     * it may have been excluded from code generation. If this is a built-in
+     * type, you can define an explicit {@link org.jooq.Binding} to specify how
+     * this type should be handled. Deprecation can be turned off using
+     * {@literal <deprecationOnUnknownTypes/>} in your code generator
+     * configuration.
+     */
+    @Deprecated
+    public static Field<Object> openHistoryPartition(
+          Field<Object> history
+    ) {
+        OpenHistoryPartition f = new OpenHistoryPartition();
+        f.setHistory(history);
 
         return f.asField();
     }
