@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -112,7 +113,7 @@ final class FeedCheck {
       checked++;
       Long before = v.op() == 'I' ? null : v.before();
       Long after = afterOf.get(d.vid());
-      if (!java.util.Objects.equals(before, d.before()) || !java.util.Objects.equals(after, d.after())) {
+      if (!Objects.equals(before, d.before()) || !Objects.equals(after, d.after())) {
         f.violation("feed-wrong-image", () -> "event #" + d.n() + " (" + d.op() + " of key " + d.key() + " in "
             + Context.table(d.tbl()) + ", vid=" + d.vid() + ") carries v=" + d.before() + " before and v=" + d.after()
             + " after; the history says " + before + " and " + after + " (null: no row)");
