@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -301,6 +302,7 @@ class CWritePathIT extends GnomonIT {
     ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
     CountDownLatch start = new CountDownLatch(1);
     AtomicBoolean done = new AtomicBoolean();
+    AtomicInteger realRolls = new AtomicInteger();
     List<Future<int[]>> futures = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
       Random r = new Random(seed * 17 + w);
@@ -309,7 +311,9 @@ class CWritePathIT extends GnomonIT {
         try (Connection c = connect();
             Statement st = c.createStatement()) {
           start.await();
-          for (int i = 0; i < perWriter; i++) {
+          // at least perWriter transactions, and on until the history has really rolled twice (a roll of the empty
+          // open partition adds none, and on a fast machine the writers used to finish before the second roll)
+          for (int i = 0; i < perWriter || (realRolls.get() < 2 && i < 100 * perWriter); i++) {
             int k = 1 + r.nextInt(5);
             c.setAutoCommit(false);
             // any error fails the test, a deadlock (40P01) too: roll_history locks the history's parent before its
@@ -328,19 +332,26 @@ class CWritePathIT extends GnomonIT {
       }));
     }
     Future<Integer> rolls = pool.submit(() -> {
-      int n = 0;
       try (Connection c = connect();
           Statement st = c.createStatement()) {
         start.await();
-        while (!done.get() && n < 4) {
-          st.execute("select gnomon.roll_history('ctr', 1000)");
-          n++;
+        String open = one("select relname from pg_class where oid = gnomon.open_history_partition('gnomon_t.ctr_h')");
+        while (!done.get() && realRolls.get() < 4) {
+          String now = null;
+          try (ResultSet rs = st.executeQuery("select gnomon.roll_history('ctr', 1000)")) {
+            rs.next();
+            now = rs.getString(1);
+          }
+          if (!now.equals(open)) {
+            realRolls.incrementAndGet();
+            open = now;
+          }
           for (int i = 0; i < 1100 && !done.get(); i++) {
             st.execute("select pg_current_xact_id()");
           }
         }
       }
-      return n;
+      return realRolls.get();
     });
     start.countDown();
     int[] total = new int[6];
@@ -351,7 +362,7 @@ class CWritePathIT extends GnomonIT {
       }
     }
     done.set(true);
-    assertTrue(rolls.get(10, TimeUnit.MINUTES) >= 1, "the history rolled while writers wrote");
+    assertTrue(rolls.get(10, TimeUnit.MINUTES) >= 2, "the history rolled twice while writers wrote");
     pool.shutdown();
     for (int k = 1; k <= 5; k++) {
       // each committed increment left one version holding the value before it: 0, 1, 2, … in version order
