@@ -260,7 +260,10 @@ begin
          string_agg(format('a.%I', c->>'name'), ', ' order by (c->>'attnum')::int)
     into cols_h, cols_n, cols_b, cols_a from jsonb_array_elements(tt.columns) c;
   -- the batch of a branch is found by the writing xid, as on main (the history's other indexes lead with the key or
-  -- the branch alone)
+  -- the branch alone). The branch's condition is written g_branch + 0 so that no index on g_branch serves it: on a
+  -- branch history without statistics the planner took the (g_branch) B-tree, reading every version of the branch
+  -- for each batch and page (FeedPlanningIT); the two leaves are then both read through their BRIN, the scratch one
+  -- usually empty
   execute format('create index if not exists %I on gnomon_t.%I using brin (g_xid)', gnomon.object_name(bh, '_g_xid_idx'), bh);
   execute format($f$create or replace function gnomon_t.%1$I(prev pg_snapshot, cur pg_snapshot, start pg_snapshot,
       images boolean, branch integer)
@@ -269,7 +272,7 @@ begin
     select h.g_xid, h.g_vid, h.g_op, coalesce(h.g_del, false), %3$s,
            case when images and h.g_op = 'U' and not coalesce(h.g_del, false) then row_to_json(row(%4$s)::%5$s) end, %6$s
       from gnomon_t.%7$I h
-     where h.g_branch = branch
+     where h.g_branch + 0 = branch
        and h.g_xid >= pg_snapshot_xmin(prev) and h.g_xid < pg_snapshot_xmax(cur)
        and pg_visible_in_snapshot(h.g_xid, cur) and not pg_visible_in_snapshot(h.g_xid, prev)
        and not pg_visible_in_snapshot(h.g_xid, start)
@@ -308,7 +311,9 @@ begin
 end $$;
 comment on function gnomon.install_branch_changes(integer) is 'Internal: (re)creates a tracked table''s change-feed sources for branch writes, gnomon_t.<t>_bchanges and gnomon_t.<t>_bpage.';
 
--- The new BRIN ranges of the open history partitions of the tables a feed consumer follows, summarized: a range is
+-- The new BRIN ranges of the open history partitions of the tables a feed consumer follows, and of the leaf partitions
+-- of their branch histories (gnomon_t.<t>_bh, which a consumer of a branch reads: gnomon_t.<t>_bchanges) when one
+-- follows a branch, summarized: a range is
 -- summarized when autovacuum comes by (once a minute at best; its queue of requests overflows at bulk rates), and
 -- until then the BRIN returns it for every condition, so a live consumer's batch and page scans read every range
 -- written since. gnomon.tick() calls this once a tick: about five new ranges a second at 3,000 single-row writes a
@@ -325,7 +330,14 @@ begin
   for r in
     select format('gnomon_t.%I', p.relname) as part, format('gnomon_t.%I', ic.relname) as idx
       from gnomon.tracked_table tt
-      join pg_class p on p.oid = gnomon.open_history_partition(to_regclass(format('gnomon_t.%I', tt.history_table)))
+      cross join lateral (
+        select gnomon.open_history_partition(to_regclass(format('gnomon_t.%I', tt.history_table))) as relid
+        union all
+        select pt.relid from pg_partition_tree(to_regclass(format('gnomon_t.%I', gnomon.object_name(tt.base_name, '_bh')))) pt
+         where pt.isleaf
+           and exists (select from gnomon.consumer k where tt.table_id = any (k.table_ids) and k.expired_at is null
+                          and k.branch_id is not null)) h
+      join pg_class p on p.oid = h.relid
       join pg_index i on i.indrelid = p.oid
       join pg_class ic on ic.oid = i.indexrelid
       join pg_am am on am.oid = ic.relam
@@ -342,7 +354,7 @@ begin
   return n;
 end $$;
 comment on function gnomon.feed_summarize() is
-  'Internal: summarizes the new BRIN ranges of the open history partitions that feed consumers read (called by gnomon.tick()); returns how many.';
+  'Internal: summarizes the new BRIN ranges of the open history partitions, and the branch histories, that feed consumers read (called by gnomon.tick()); returns how many.';
 
 -- Kept batch orders are written once and read a few times: stored uncompressed (pglz took 15-20 ms of CPU per batch
 -- of 3,000 transactions, the five arrays' compression, where writing them out of line takes about 1 ms).
