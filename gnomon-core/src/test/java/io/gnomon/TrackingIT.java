@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gnomon.internal.Errors;
 import io.gnomon.sql.GnomonSqlState;
 import java.io.StringReader;
 import java.sql.Connection;
@@ -13,6 +14,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 
@@ -264,6 +267,144 @@ class TrackingIT extends GnomonIT {
     // other tables are dropped and detached as before
     sql("create table plain_p (id int) partition by list (id)", "create table plain_p1 partition of plain_p for values in (1)",
         "insert into plain_p values (1)", "alter table plain_p detach partition plain_p1 concurrently", "drop table plain_p1");
+  }
+
+  /** The pid of a connection's backend. */
+  private static int pid(Connection c) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("select pg_backend_pid()")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  /** Runs a statement on a connection of its own, in the background; its result is null or its translated failure. */
+  private CompletableFuture<RuntimeException> inBackground(Connection c, String statement) {
+    return CompletableFuture.supplyAsync(() -> {
+      try (Statement st = c.createStatement()) {
+        st.execute(statement);
+        return null;
+      } catch (SQLException e) {
+        return Errors.translate("running " + statement, e);
+      }
+    });
+  }
+
+  /** Waits, with a deadline instead of a sleep, until a backend waits for a lock (or a virtual xid). */
+  private void awaitLockWait(int pid, CompletableFuture<?> running) throws Exception {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!"Lock".equals(one("select coalesce(wait_event_type, '') from pg_stat_activity where pid = " + pid))) {
+      assertTrue(!running.isDone(), "it did not wait: " + (running.isDone() ? running.get() : ""));
+      assertTrue(System.nanoTime() < deadline, "it never waited for a lock");
+      Thread.onSpinWait();
+    }
+  }
+
+  @Test
+  void aRowWrittenWhileADropOfItsPartitionWaitsIsSeen() throws Exception {
+    partitioned();
+    sql("delete from pq where id < 100");
+    String before = coordinate();
+    try (Connection writer = connect(); Connection dropper = connect()) {
+      writer.setAutoCommit(false);
+      try (Statement st = writer.createStatement()) {
+        st.execute("insert into pq values (5, 1)");
+      }
+      // pq_1 is empty to every other session until the writer commits: the DROP reads it once it holds the lock the
+      // writer holds, not before (then it dropped the row the writer committed meanwhile, unversioned)
+      int dropperPid = pid(dropper);
+      CompletableFuture<RuntimeException> drop = inBackground(dropper, "drop table pq_1");
+      awaitLockWait(dropperPid, drop);
+      writer.commit();
+      RuntimeException refused = drop.get(60, TimeUnit.SECONDS);
+      assertTrue(refused instanceof UnsupportedDdlException, String.valueOf(refused));
+      assertTrue(refused.getMessage().startsWith(
+          "dropping partition public.pq_1, which holds rows, of tracked table public.pq is not supported"),
+          refused.getMessage());
+    }
+    assertEquals("5:1", one("select string_agg(id || ':' || v, ',') from pq_1"));
+    String written = coordinate();
+    // a DROP of several tables, quoted and qualified, locks them all the same way; the empty one goes
+    sql("delete from pq where id = 5", "drop table if exists public.\"pq_1\", pq_nothing cascade;");
+    assertEquals("21", one("select count(*) from gnomon_t.pq_as_of('" + before + "')"));
+    assertEquals("22", one("select count(*) from gnomon_t.pq_as_of('" + written + "')"));
+    assertEquals("21", one("select count(*) from gnomon_t.pq_as_of(gnomon.coordinate())"));
+  }
+
+  @Test
+  void aConcurrentDetachLeftPendingIsCompletedOnlyOnceItsRowsAreVersioned() throws Exception {
+    partitioned();
+    sql("delete from pq where id < 100");
+    String emptied = coordinate();
+    int detacherPid;
+    try (Connection old = connect(); Connection detacher = connect()) {
+      // a transaction whose snapshot still sees pq_1 in the table: the detach waits for it, and its insert through
+      // the table lands in pq_1 meanwhile (versioned, since pq_1 is still a partition)
+      old.setAutoCommit(false);
+      try (Statement st = old.createStatement()) {
+        st.execute("set transaction isolation level repeatable read");
+        st.execute("select count(*) from pq");
+      }
+      detacherPid = pid(detacher);
+      CompletableFuture<RuntimeException> detach = inBackground(detacher,
+          "alter table pq detach partition pq_1 concurrently");
+      awaitLockWait(detacherPid, detach);
+      try (Statement st = old.createStatement()) {
+        st.execute("insert into pq values (7, 7)");
+      }
+      old.commit();
+      // refused when it ends: its first transaction has committed, so pq_1 stays pending, out of the table's reads
+      RuntimeException refused = detach.get(60, TimeUnit.SECONDS);
+      assertTrue(refused instanceof UnsupportedDdlException, String.valueOf(refused));
+      assertTrue(refused.getMessage().startsWith(
+          "detaching partition pq_1, which holds rows, from tracked table public.pq is not supported"), refused.getMessage());
+      assertTrue(refused.getMessage().contains("delete from pq_1"), refused.getMessage());
+    }
+    assertEquals("t", one("select inhdetachpending from pg_inherits where inhrelid = 'pq_1'::regclass"));
+    assertEquals("0", one("select count(*) from pq where id < 100"));
+    // another ALTER TABLE of the table leaves the pending partition its write triggers
+    sql("alter table pq alter column v set default 0");
+    assertEquals("4", one("select count(*) from pg_trigger where tgrelid = 'pq_1'::regclass and tgname in "
+        + "('gnomon_insert', 'gnomon_update', 'gnomon_delete', 'gnomon_truncate')"));
+    // FINALIZE completes it only once it is empty: it was not guarded at all
+    UnsupportedDdlException finalize = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("alter table pq detach partition pq_1 finalize"));
+    assertTrue(finalize.getMessage().startsWith("detaching partition pq_1, which holds rows"), finalize.getMessage());
+    // the hint's way: its rows leave through the partition, versioned, then the detach completes and the triggers go
+    sql("delete from pq_1", "alter table pq detach partition pq_1 finalize", "insert into pq_1 values (8, 8)");
+    assertEquals("0", one("select count(*) from pg_trigger where tgrelid = 'pq_1'::regclass"));
+    assertEquals("D|I|D", one("select string_agg(g_op::text, '|' order by g_vid) from gnomon_t.pq_h where id = 7"));
+    assertEquals("0", one("select count(*) from gnomon_t.pq_h where id = 8 and g_op = 'I'"));
+    assertEquals("21|21", one("select (select count(*) from gnomon_t.pq_as_of('" + emptied + "')) || '|' || "
+        + "(select count(*) from gnomon_t.pq_as_of(gnomon.coordinate()))"));
+  }
+
+  @Test
+  void aDetachLeftPendingBeforeTrackingIsCompletedWithItsRows() throws Exception {
+    sql("create table pr (id int primary key, v int) partition by range (id)",
+        "create table pr_1 partition of pr for values from (0) to (100)",
+        "create table pr_2 partition of pr for values from (100) to (200)",
+        "insert into pr select g, 0 from generate_series(1, 150) g");
+    try (Connection old = connect(); Connection detacher = connect()) {
+      old.setAutoCommit(false);
+      try (Statement st = old.createStatement()) {
+        st.execute("set transaction isolation level repeatable read");
+        st.execute("select count(*) from pr");
+      }
+      int detacherPid = pid(detacher);
+      CompletableFuture<RuntimeException> detach = inBackground(detacher,
+          "alter table pr detach partition pr_2 concurrently");
+      awaitLockWait(detacherPid, detach);
+      sql("select pg_cancel_backend(" + detacherPid + ")");
+      assertTrue(detach.get(60, TimeUnit.SECONDS) != null, "the detach was interrupted");
+      old.rollback();
+    }
+    assertEquals("t", one("select inhdetachpending from pg_inherits where inhrelid = 'pr_2'::regclass"));
+    gnomon().track("pr");
+    // its rows were never the tracked table's: pr_2 got no write triggers, and FINALIZE completes with them
+    assertEquals("0", one("select count(*) from pg_trigger where tgrelid = 'pr_2'::regclass and tgname like 'gnomon%'"));
+    sql("alter table pr detach partition pr_2 finalize");
+    assertEquals("51", one("select count(*) from pr_2"));
+    assertEquals("99", one("select count(*) from gnomon_t.pr_as_of(gnomon.coordinate())"));
   }
 
   @Test

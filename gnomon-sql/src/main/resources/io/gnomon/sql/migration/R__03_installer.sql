@@ -395,6 +395,20 @@ end $$;
 comment on function gnomon.install_triggers(integer, boolean) is
   'Creates the write triggers of a tracked table, calling the C module''s gnomon.write_c() when it is enabled, else the generated PL/pgSQL function.';
 
+-- The partitions a DETACH PARTITION ... CONCURRENTLY left pending below a partitioned table (interrupted after its first
+-- transaction: pg_inherits.inhdetachpending), with the partitions below them. pg_partition_tree leaves them out, and
+-- reads of the table no longer see their rows, but they are still partitions until ... FINALIZE completes the detach:
+-- they keep the write triggers (gnomon.install_partition_triggers), so that deleting their rows is versioned and the
+-- DDL guard knows them for the table's when the detach completes (gnomon.check_partitions_left).
+create or replace function gnomon.detach_pending_partitions(root regclass) returns setof regclass
+language sql stable as $$
+  select d.relid
+    from pg_inherits i cross join lateral pg_partition_tree(i.inhrelid) d
+   where i.inhdetachpending and i.inhparent in (select p.relid from pg_partition_tree(root) p)
+$$;
+comment on function gnomon.detach_pending_partitions(regclass) is
+  'Internal: the partitions an interrupted DETACH PARTITION ... CONCURRENTLY left pending below a partitioned table, with those below them.';
+
 -- The write triggers of the partitions of a tracked partitioned table, at every level. PostgreSQL fires a statement
 -- trigger only on the table a statement names: an INSERT, UPDATE, DELETE or TRUNCATE naming a partition fired none of
 -- the table's, and left no version. So each partition gets the four statement triggers too, calling the table's
@@ -402,7 +416,8 @@ comment on function gnomon.install_triggers(integer, boolean) is
 -- through the table fires the table's triggers only, a write naming a partition that partition's only (the
 -- key-change row trigger PostgreSQL clones onto each partition by itself). Creates the missing ones, and drops
 -- Gnomon's write triggers from tables that are no longer partitions of the table (detached): they would go on
--- writing its history. Called by gnomon.install_triggers, and by the DDL guard when partitions come or go.
+-- writing its history. A partition left pending by an interrupted DETACH ... CONCURRENTLY keeps them
+-- (gnomon.detach_pending_partitions). Called by gnomon.install_triggers, and by the DDL guard when partitions come or go.
 create or replace function gnomon.install_partition_triggers(p_table_id integer) returns void
 language plpgsql set client_min_messages = warning as $$
 declare
@@ -420,7 +435,8 @@ begin
   for trg in select g.tgrelid::regclass as rel, g.tgname from pg_trigger g
               where g.tgfoid = fn and g.tgparentid = 0 and g.tgrelid <> tt.relid
                 and g.tgname = any (gnomon.write_trigger_names(true))
-                and g.tgrelid not in (select p.relid from pg_partition_tree(tt.relid) p) loop
+                and g.tgrelid not in (select p.relid from pg_partition_tree(tt.relid) p)
+                and g.tgrelid not in (select gnomon.detach_pending_partitions(tt.relid)) loop
     execute format('drop trigger %I on %s', trg.tgname, trg.rel);
   end loop;
   if (select relkind from pg_class where oid = tt.relid) <> 'p' then

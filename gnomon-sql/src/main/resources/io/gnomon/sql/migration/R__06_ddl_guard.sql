@@ -221,8 +221,9 @@ comment on function gnomon.follow_table_change_as_owner(integer) is
 -- (gnomon.check_partition_moves, from gnomon.ddl_guard): a partition that moved holding rows is refused (GN006); an
 -- empty one may come and go, and gets (or loses) the partitions' write triggers (gnomon.install_partition_triggers).
 -- DETACH PARTITION ... CONCURRENTLY commits its first transaction before the command ends, in a second one where the
--- note is gone and the rows have already left the table: it is checked when it starts (gnomon.check_concurrent_detach).
--- DROP TABLE of a partition is checked by gnomon.drop_guard.
+-- note is gone and the rows have already left the table: it is checked when it starts (gnomon.check_concurrent_detach),
+-- and when it ends, as is DETACH PARTITION ... FINALIZE (gnomon.check_partitions_left). DROP TABLE of a partition is
+-- checked by gnomon.drop_guard.
 create or replace function gnomon.partitions_of_tracked() returns jsonb
 language sql stable as $$
   select coalesce(jsonb_object_agg(t.table_id::text,
@@ -234,7 +235,8 @@ $$;
 comment on function gnomon.partitions_of_tracked() is
   'Per tracked partitioned table (by table_id), the oids of its partitions at every level: what the partition guard compares.';
 
--- Refuses (GN006) moving a partition that holds rows into or out of a tracked table (moved: 'attach' or 'detach');
+-- Refuses (GN006) moving a partition that holds rows into or out of a tracked table (moved: 'attach', 'detach', 'drop',
+-- or 'pending' for one a DETACH ... CONCURRENTLY leaves pending);
 -- an empty one passes. The one wording of the refusal, for gnomon.check_partition_moves, check_concurrent_detach
 -- and drop_guard.
 create or replace function gnomon.check_partition_move(part text, tab text, moved text, has_rows boolean default null)
@@ -256,6 +258,14 @@ begin
       detail = 'Its rows would leave without versions: reads as of earlier points would no longer show them.',
       hint = format('Delete its rows through the table (delete from %s where ...), which is versioned, then drop the '
                     || 'empty partition; or untrack the table around the change.', tab);
+  elsif moved = 'pending' then
+    raise exception using errcode = 'GN006',
+      message = format('detaching partition %s, which holds rows, from tracked table %s is not supported', part, tab),
+      detail = 'A DETACH PARTITION ... CONCURRENTLY left it pending: reads of the table no longer see its rows, and they '
+               || 'have no delete versions, so reads as of earlier points would lose them too. It stays pending while it holds rows.',
+      hint = format('Copy the rows elsewhere if you keep them, delete them from the partition itself (delete from %1$s), '
+                    || 'which is versioned, then complete the detach: the same ALTER TABLE with FINALIZE in place of '
+                    || 'CONCURRENTLY (alter table ... detach partition %1$s finalize;).', part);
   else
     raise exception using errcode = 'GN006',
       message = format('detaching partition %s, which holds rows, from tracked table %s is not supported', part, tab),
@@ -267,6 +277,15 @@ end $$;
 comment on function gnomon.check_partition_move(text, text, text, boolean) is
   'Refuses (GN006) attaching, detaching or dropping a partition that holds rows of a tracked table; an empty one passes.';
 
+-- A possibly schema-qualified, possibly quoted name, as a regular expression without groups: for the guards that read
+-- a statement's text (gnomon.check_concurrent_detach, gnomon.lock_dropped_partitions).
+create or replace function gnomon.qualified_name_pattern() returns text
+language sql immutable as $$
+  select '(?:"(?:[^"]|"")+"|[^\s".;,]+)(?:\s*\.\s*(?:"(?:[^"]|"")+"|[^\s".;,]+))?'
+$$;
+comment on function gnomon.qualified_name_pattern() is
+  'Internal: the regular expression of a table name as a statement spells it, for the DDL guards that read current_query().';
+
 -- ALTER TABLE ... DETACH PARTITION ... CONCURRENTLY, checked when it starts (gnomon.partition_guard_start): its first
 -- transaction commits the partition as leaving, and the command ends in a second one, too late to refuse. PostgreSQL
 -- does not tell a ddl_command_start trigger which partition a command names, so the statement's text is read: it
@@ -275,8 +294,7 @@ comment on function gnomon.check_partition_move(text, text, text, boolean) is
 create or replace function gnomon.check_concurrent_detach(q text) returns void
 language plpgsql as $$
 declare
-  ident text := '(?:"(?:[^"]|"")+"|[^\s".;]+)';
-  qname text;
+  qname text := gnomon.qualified_name_pattern();
   m text[];
   part regclass;
   root regclass;
@@ -288,7 +306,6 @@ begin
      or length(q) > 10000 or q !~* '\mdetach\s+partition\M.*\mconcurrently\M' then
     return;
   end if;
-  qname := ident || '(?:\s*\.\s*' || ident || ')?';
   m := regexp_match(q, '^\s*alter\s+table\s+(?:if\s+exists\s+)?(?:only\s+)?' || qname || '\s+detach\s+partition\s+('
                        || qname || ')\s+concurrently\s*;?\s*$', 'i');
   if m is null then
@@ -303,6 +320,8 @@ begin
   if root is null or not exists (select from gnomon.tracked_table t where t.relid = root) then
     return;
   end if;
+  -- (rows written to it after this check, until the detach has waited for every transaction that still sees it in the
+  -- table, are found when the detach ends: gnomon.check_partitions_left)
   perform gnomon.check_partition_move(part::text, (select format('%I.%I', t.schema_name, t.table_name) from gnomon.tracked_table t
                                               where t.relid = root), 'detach');
 end $$;
@@ -356,6 +375,34 @@ end $$;
 comment on function gnomon.check_partition_moves() is
   'Refuses (GN006) an ALTER TABLE that attached a partition holding rows to a tracked partitioned table, or detached one holding rows from it.';
 
+-- DETACH PARTITION ... CONCURRENTLY ends in a second transaction, where gnomon.partitions_before is gone, and
+-- DETACH PARTITION ... FINALIZE completes one that was interrupted after its first (the partition pending all the
+-- while, outside pg_partition_tree): neither is seen by gnomon.check_partition_moves. The tables that still carry a
+-- tracked table's write triggers though they are neither its partitions nor pending ones (gnomon.detach_pending_partitions
+-- keeps those) are the ones such a detach took: one holding rows is refused (GN006), which leaves it pending (a
+-- concurrent detach's first transaction has committed); an empty one loses the triggers. A partition detached before
+-- the table was tracked never had them, and completes as before. Called by gnomon.ddl_guard for ALTER TABLEs that
+-- detach a partition.
+create or replace function gnomon.check_partitions_left(p_table_id integer) returns void
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  rel regclass;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  for rel in select distinct g.tgrelid::regclass from pg_trigger g join pg_class c on c.oid = g.tgrelid and c.relkind = 'r'
+              where g.tgfoid = to_regprocedure(format('gnomon_t.%I()', tt.trigger_function)) and g.tgparentid = 0
+                and g.tgrelid <> tt.relid and g.tgname = any (gnomon.write_trigger_names(true))
+                and g.tgrelid not in (select p.relid from pg_partition_tree(tt.relid) p)
+                and g.tgrelid not in (select gnomon.detach_pending_partitions(tt.relid))
+              order by 1 loop
+    perform gnomon.check_partition_move(rel::text, format('%I.%I', tt.schema_name, tt.table_name), 'pending');
+  end loop;
+  perform gnomon.install_partition_triggers(p_table_id);
+end $$;
+comment on function gnomon.check_partitions_left(integer) is
+  'Refuses (GN006) completing a DETACH PARTITION ... CONCURRENTLY (its end, or ... FINALIZE) of a partition holding rows of a tracked table; drops an empty one''s write triggers.';
+
 -- Refuses (GN006) a tracked table, or one of its partitions, that a DDL command made unlogged (gnomon.unlogged_part
 -- says why); for the DDL guard, on ALTER TABLE ... SET UNLOGGED and CREATE UNLOGGED TABLE ... PARTITION OF.
 create or replace function gnomon.check_logged(p_table_id integer) returns void
@@ -385,6 +432,13 @@ declare
   disabled text;
 begin
   perform gnomon.check_partition_moves();
+  -- the end of a DETACH PARTITION ... CONCURRENTLY, or its FINALIZE, at any level of a tracked table
+  if current_query() ~* '\mdetach\s+partition\M' then
+    perform gnomon.check_partitions_left(t.table_id)
+       from gnomon.tracked_table t
+      where t.relid in (select coalesce(pg_partition_root(d.objid), d.objid) from pg_event_trigger_ddl_commands() d
+                         where d.classid = 'pg_class'::regclass);
+  end if;
   -- SET UNLOGGED of the table or of one of its partitions
   perform gnomon.check_logged(t.table_id)
      from gnomon.tracked_table t
@@ -434,6 +488,51 @@ end $$;
 comment on function gnomon.partition_create_guard() is
   'Event trigger function (ddl_command_end, CREATE TABLE): gives a new partition of a tracked table its write triggers; refuses an unlogged one (GN006).';
 
+-- A row written to a partition between gnomon.drop_guard_start's read and the DROP's lock would leave with it unversioned
+-- (the DROP waits for the writer, then drops what it committed). So the partitions of tracked tables that a DROP TABLE
+-- names are locked first, as the DROP itself will lock them (ACCESS EXCLUSIVE, the parent before the partition and the
+-- partition before those below it, so no new deadlock), and read after: a writer that came first has committed or
+-- rolled back by then, one that comes later waits for the DROP. PostgreSQL does not tell a ddl_command_start trigger
+-- what a command names, so the statement's text is read: a DROP TABLE sent as a statement of its own. Other forms
+-- (DROP SCHEMA ... CASCADE, DROP OWNED, a DROP TABLE in a string of several statements or run by a function) are read
+-- without that lock, with the window open: lock the partition first (lock table <partition> in access exclusive mode)
+-- in the same transaction to close it. In REPEATABLE READ and SERIALIZABLE the read sees the transaction's snapshot,
+-- taken when the DROP started, before the lock: there the window stays open unless the LOCK runs before any statement
+-- that takes the snapshot.
+create or replace function gnomon.lock_dropped_partitions(q text) returns void
+language plpgsql as $$
+declare
+  qname text := gnomon.qualified_name_pattern();
+  m text[];
+  n text[];
+  rel regclass;
+begin
+  if length(q) > 10000 or q !~* '^\s*drop\s+table\M'
+     or not exists (select from gnomon.tracked_table t join pg_class c on c.oid = t.relid where c.relkind = 'p') then
+    return;
+  end if;
+  m := regexp_match(q, '^\s*drop\s+table\s+(?:if\s+exists\s+)?(' || qname || '(?:\s*,\s*' || qname
+                       || ')*)\s*(?:cascade|restrict)?\s*;?\s*$', 'i');
+  if m is null then
+    return;
+  end if;
+  for n in select regexp_matches(m[1], qname, 'g') loop
+    rel := to_regclass(n[1]);
+    if rel is null or pg_partition_root(rel) = rel
+       or not exists (select from gnomon.tracked_table t where t.relid = pg_partition_root(rel)) then
+      continue;
+    end if;
+    begin
+      execute format('lock table only %s in access exclusive mode', (select i.inhparent::regclass from pg_inherits i where i.inhrelid = rel));
+      execute format('lock table %s in access exclusive mode', rel);
+    exception when insufficient_privilege then
+      null;  -- the DROP decides whether this role may drop it; the read below then runs without the lock
+    end;
+  end loop;
+end $$;
+comment on function gnomon.lock_dropped_partitions(text) is
+  'Internal: locks the partitions of tracked tables a DROP TABLE statement names, as the DROP will, before gnomon.drop_guard_start reads whether they hold rows.';
+
 -- DROP TABLE of a partition holding rows takes them out of the tracked table without a version, like an unrecorded
 -- TRUNCATE. When sql_drop fires the partition is gone and cannot be read, so the leaf partitions of the tracked
 -- tables that hold rows are noted when each DROP starts (in the transaction-local setting gnomon.partitions_with_rows,
@@ -443,6 +542,7 @@ comment on function gnomon.partition_create_guard() is
 create or replace function gnomon.drop_guard_start() returns event_trigger
 language plpgsql as $$
 begin
+  perform gnomon.lock_dropped_partitions(current_query());
   perform set_config('gnomon.partitions_with_rows',
     (select coalesce(jsonb_object_agg(p.relid::oid::text, format('%I.%I', t.schema_name, t.table_name)), '{}')::text
        from gnomon.tracked_table t join pg_class r on r.oid = t.relid and r.relkind = 'p'

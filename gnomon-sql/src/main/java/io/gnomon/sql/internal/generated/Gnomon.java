@@ -10,6 +10,7 @@ import io.gnomon.sql.internal.generated.tables.Branches;
 import io.gnomon.sql.internal.generated.tables.CatalogWrites;
 import io.gnomon.sql.internal.generated.tables.Checkpoint;
 import io.gnomon.sql.internal.generated.tables.Consumer;
+import io.gnomon.sql.internal.generated.tables.DetachPendingPartitions;
 import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.ErrorCode;
 import io.gnomon.sql.internal.generated.tables.FeedBatch;
@@ -41,6 +42,7 @@ import io.gnomon.sql.internal.generated.tables.TrackedTable;
 import io.gnomon.sql.internal.generated.tables.records.BranchDescribeRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
 import io.gnomon.sql.internal.generated.tables.records.CatalogWritesRecord;
+import io.gnomon.sql.internal.generated.tables.records.DetachPendingPartitionsRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedPagePlanRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedReadRecord;
@@ -189,6 +191,63 @@ public class Gnomon extends SchemaImpl {
      * gnomon.feed_* functions.
      */
     public final Consumer CONSUMER = Consumer.CONSUMER;
+
+    /**
+     * root regclass
+     */
+    public final DetachPendingPartitions DETACH_PENDING_PARTITIONS = DetachPendingPartitions.DETACH_PENDING_PARTITIONS;
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<DetachPendingPartitionsRecord> DETACH_PENDING_PARTITIONS(
+          Configuration configuration
+        , Object root
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.DetachPendingPartitions.DETACH_PENDING_PARTITIONS.call(
+              root
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static DetachPendingPartitions DETACH_PENDING_PARTITIONS(
+          Object root
+    ) {
+        return io.gnomon.sql.internal.generated.tables.DetachPendingPartitions.DETACH_PENDING_PARTITIONS.call(
+            root
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static DetachPendingPartitions DETACH_PENDING_PARTITIONS(
+          Field<Object> root
+    ) {
+        return io.gnomon.sql.internal.generated.tables.DetachPendingPartitions.DETACH_PENDING_PARTITIONS.call(
+            root
+        );
+    }
 
     /**
      * table_name text, from_point gnomon.point, to_point gnomon.point
@@ -1316,6 +1375,7 @@ public class Gnomon extends SchemaImpl {
             CatalogWrites.CATALOG_WRITES,
             Checkpoint.CHECKPOINT,
             Consumer.CONSUMER,
+            DetachPendingPartitions.DETACH_PENDING_PARTITIONS,
             Diff.DIFF,
             ErrorCode.ERROR_CODE,
             FeedBatch.FEED_BATCH,

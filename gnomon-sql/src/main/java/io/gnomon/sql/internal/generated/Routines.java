@@ -29,6 +29,7 @@ import io.gnomon.sql.internal.generated.routines.CheckLogged;
 import io.gnomon.sql.internal.generated.routines.CheckMergeStrategy;
 import io.gnomon.sql.internal.generated.routines.CheckPartitionMove;
 import io.gnomon.sql.internal.generated.routines.CheckPartitionMoves;
+import io.gnomon.sql.internal.generated.routines.CheckPartitionsLeft;
 import io.gnomon.sql.internal.generated.routines.CheckRead;
 import io.gnomon.sql.internal.generated.routines.CheckTriggers;
 import io.gnomon.sql.internal.generated.routines.Checkpoint;
@@ -68,6 +69,7 @@ import io.gnomon.sql.internal.generated.routines.InstallObjects;
 import io.gnomon.sql.internal.generated.routines.InstallPartitionTriggers;
 import io.gnomon.sql.internal.generated.routines.InstallTriggers;
 import io.gnomon.sql.internal.generated.routines.KeyChangeSetting;
+import io.gnomon.sql.internal.generated.routines.LockDroppedPartitions;
 import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.Merge;
 import io.gnomon.sql.internal.generated.routines.MergeApply;
@@ -108,6 +110,7 @@ import io.gnomon.sql.internal.generated.routines.PastSnapshot;
 import io.gnomon.sql.internal.generated.routines.Point;
 import io.gnomon.sql.internal.generated.routines.PointHasChanges;
 import io.gnomon.sql.internal.generated.routines.PointTooOld;
+import io.gnomon.sql.internal.generated.routines.QualifiedNamePattern;
 import io.gnomon.sql.internal.generated.routines.ReadSnapshot;
 import io.gnomon.sql.internal.generated.routines.RefreshBranchObjects;
 import io.gnomon.sql.internal.generated.routines.ReservedColumnNames;
@@ -136,6 +139,7 @@ import io.gnomon.sql.internal.generated.routines.WriteTriggerNames;
 import io.gnomon.sql.internal.generated.tables.BranchDescribe;
 import io.gnomon.sql.internal.generated.tables.Branches;
 import io.gnomon.sql.internal.generated.tables.CatalogWrites;
+import io.gnomon.sql.internal.generated.tables.DetachPendingPartitions;
 import io.gnomon.sql.internal.generated.tables.Diff;
 import io.gnomon.sql.internal.generated.tables.FeedPagePlan;
 import io.gnomon.sql.internal.generated.tables.FeedRead;
@@ -158,6 +162,7 @@ import io.gnomon.sql.internal.generated.tables.records.BranchRecord;
 import io.gnomon.sql.internal.generated.tables.records.BranchesRecord;
 import io.gnomon.sql.internal.generated.tables.records.CatalogWritesRecord;
 import io.gnomon.sql.internal.generated.tables.records.ConsumerRecord;
+import io.gnomon.sql.internal.generated.tables.records.DetachPendingPartitionsRecord;
 import io.gnomon.sql.internal.generated.tables.records.DiffRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedBatchRecord;
 import io.gnomon.sql.internal.generated.tables.records.FeedPagePlanRecord;
@@ -937,6 +942,19 @@ public class Routines {
           Configuration configuration
     ) {
         CheckPartitionMoves p = new CheckPartitionMoves();
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.check_partitions_left</code>
+     */
+    public static void checkPartitionsLeft(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        CheckPartitionsLeft p = new CheckPartitionsLeft();
+        p.setPTableId(pTableId);
 
         p.execute(configuration);
     }
@@ -2047,6 +2065,19 @@ public class Routines {
         f.setPTableId(pTableId);
 
         return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.lock_dropped_partitions</code>
+     */
+    public static void lockDroppedPartitions(
+          Configuration configuration
+        , String q
+    ) {
+        LockDroppedPartitions p = new LockDroppedPartitions();
+        p.setQ(q);
+
+        p.execute(configuration);
     }
 
     /**
@@ -3470,6 +3501,27 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.qualified_name_pattern</code>
+     */
+    public static String qualifiedNamePattern(
+          Configuration configuration
+    ) {
+        QualifiedNamePattern f = new QualifiedNamePattern();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.qualified_name_pattern</code> as a field.
+     */
+    public static Field<String> qualifiedNamePattern() {
+        QualifiedNamePattern f = new QualifiedNamePattern();
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.read_snapshot</code>
      */
     public static String readSnapshot(
@@ -4410,6 +4462,58 @@ public class Routines {
      */
     public static CatalogWrites catalogWrites() {
         return io.gnomon.sql.internal.generated.tables.CatalogWrites.CATALOG_WRITES.call(
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static Result<DetachPendingPartitionsRecord> detachPendingPartitions(
+          Configuration configuration
+        , Object root
+    ) {
+        return configuration.dsl().selectFrom(io.gnomon.sql.internal.generated.tables.DetachPendingPartitions.DETACH_PENDING_PARTITIONS.call(
+              root
+        )).fetch();
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static DetachPendingPartitions detachPendingPartitions(
+          Object root
+    ) {
+        return io.gnomon.sql.internal.generated.tables.DetachPendingPartitions.DETACH_PENDING_PARTITIONS.call(
+            root
+        );
+    }
+
+    /**
+     * @deprecated Unknown data type. Parameter type or return type is unknown.
+     * If this is a qualified, user-defined type, it may have been excluded from
+     * code generation. If this is a built-in type, you can define an explicit
+     * {@link org.jooq.Binding} to specify how this type should be handled.
+     * Deprecation can be turned off using {@literal
+     * <deprecationOnUnknownTypes/>} in your code generator configuration.
+     */
+    @Deprecated
+    public static DetachPendingPartitions detachPendingPartitions(
+          Field<Object> root
+    ) {
+        return io.gnomon.sql.internal.generated.tables.DetachPendingPartitions.DETACH_PENDING_PARTITIONS.call(
+            root
         );
     }
 
