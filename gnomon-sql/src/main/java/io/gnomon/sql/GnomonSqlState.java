@@ -14,7 +14,7 @@ public enum GnomonSqlState {
   TABLE_ALREADY_TRACKED("GN002", false),
   /** The table has no primary key. */
   NO_PRIMARY_KEY("GN003", false),
-  /** A view, foreign, temporary, unlogged or partition-child table cannot be tracked. */
+  /** A view, foreign, temporary, unlogged or partition-child table, or one others inherit from, cannot be tracked. */
   UNSUPPORTED_RELATION("GN004", false),
   /** A column's type has no equality operator. */
   UNSUPPORTED_COLUMN_TYPE("GN005", false),

@@ -3,7 +3,7 @@ insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
   ('GN001', 'TABLE_NOT_TRACKED',        false, 'The table is not tracked by Gnomon.'),
   ('GN002', 'TABLE_ALREADY_TRACKED',    false, 'The table is already tracked by Gnomon.'),
   ('GN003', 'NO_PRIMARY_KEY',           false, 'The table has no primary key; Gnomon needs one to identify rows.'),
-  ('GN004', 'UNSUPPORTED_RELATION',     false, 'The relation cannot be tracked: a view, foreign, temporary, unlogged or partition-child table.'),
+  ('GN004', 'UNSUPPORTED_RELATION',     false, 'The relation cannot be tracked: a view, foreign, temporary, unlogged or partition-child table, or one that other tables inherit from.'),
   ('GN005', 'UNSUPPORTED_COLUMN_TYPE',  false, 'A column has a type Gnomon cannot version (no equality operator).'),
   ('GN006', 'UNSUPPORTED_DDL',          false, 'A schema change on a tracked table would break versioning and was refused.'),
   ('GN007', 'TABLE_NOT_FOUND',          false, 'No table has that name.'),

@@ -400,9 +400,12 @@ comment on function gnomon.install_triggers(integer, boolean) is
 -- reads of the table no longer see their rows, but they are still partitions until ... FINALIZE completes the detach:
 -- they keep the write triggers (gnomon.install_partition_triggers), so that deleting their rows is versioned and the
 -- DDL guard knows them for the table's when the detach completes (gnomon.check_partitions_left).
-create or replace function gnomon.detach_pending_partitions(root regclass) returns setof regclass
+-- (oids, not regclass: a generated jOOQ table of regclass registers the type in jOOQ's static registry, and the
+-- catalog's code generation then differs by which classes a JVM loaded first)
+drop function if exists gnomon.detach_pending_partitions(regclass);
+create function gnomon.detach_pending_partitions(root regclass) returns setof oid
 language sql stable as $$
-  select d.relid
+  select d.relid::oid
     from pg_inherits i cross join lateral pg_partition_tree(i.inhrelid) d
    where i.inhdetachpending and i.inhparent in (select p.relid from pg_partition_tree(root) p)
 $$;

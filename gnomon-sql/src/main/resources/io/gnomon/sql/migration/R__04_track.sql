@@ -312,6 +312,16 @@ begin
                        rel::regclass, gnomon.unlogged_part(rel)),
       hint = format('Make it logged first: alter table %s set logged;', gnomon.unlogged_part(rel));
   end if;
+  -- reads of a table include its inheritance children's rows, which a write naming a child gives no version
+  -- (gnomon.check_no_inheritance refuses them once it is tracked)
+  if c.relkind = 'r' and exists (select from pg_inherits i where i.inhparent = rel) then
+    raise exception using errcode = 'GN004',
+      message = format('%s cannot be tracked: tables inherit from it (%s), and reads of it include their rows', rel::regclass,
+                       (select string_agg(i.inhrelid::regclass::text, ', ' order by i.inhrelid::regclass::text)
+                          from pg_inherits i where i.inhparent = rel)),
+      detail = 'A write naming an inheritance child fires none of the table''s triggers, so those rows would have no versions.',
+      hint = format('Track a partitioned table instead, or end the inheritance first (alter table <child> no inherit %s).', rel::regclass);
+  end if;
   -- Serialise with writers: no write may slip in between tracking and the trigger being in place.
   execute format('lock table %s in share row exclusive mode', rel::regclass);
   if exists (select 1 from gnomon.tracked_table t where t.relid = rel) then

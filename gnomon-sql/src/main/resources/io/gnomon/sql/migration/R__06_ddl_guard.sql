@@ -432,6 +432,8 @@ declare
   disabled text;
 begin
   perform gnomon.check_partition_moves();
+  perform gnomon.check_no_inheritance(array(select d.objid from pg_event_trigger_ddl_commands() d
+                                             where d.classid = 'pg_class'::regclass));
   -- the end of a DETACH PARTITION ... CONCURRENTLY, or its FINALIZE, at any level of a tracked table
   if current_query() ~* '\mdetach\s+partition\M' then
     perform gnomon.check_partitions_left(t.table_id)
@@ -471,13 +473,45 @@ begin
   end loop;
 end $$;
 
+-- Refuses (GN006) an inheritance child of a tracked (non-partitioned) table, made by CREATE TABLE ... INHERITS or
+-- ALTER TABLE ... INHERIT: reads of the table, and its as-of reads of every earlier point (which take the rows
+-- unchanged since from the table itself), include the child's rows, which have no versions (a write naming the child
+-- fires none of the table's triggers). gnomon.track refuses a table that has them (GN004). Checks the tables a DDL
+-- command made or altered (rels: its pg_event_trigger_ddl_commands()), so a child made before the guard existed does
+-- not stop unrelated commands.
+create or replace function gnomon.check_no_inheritance(rels oid[]) returns void
+language plpgsql as $$
+declare
+  bad record;
+begin
+  select i.inhrelid::regclass as child, format('%I.%I', t.schema_name, t.table_name) as tab into bad
+    from gnomon.tracked_table t join pg_class c on c.oid = t.relid and c.relkind = 'r'
+    join pg_inherits i on i.inhparent = t.relid
+   where i.inhrelid = any (rels)
+   limit 1;
+  if found then
+    raise exception using errcode = 'GN006',
+      message = format('making %s an inheritance child of tracked table %s is not supported', bad.child, bad.tab),
+      detail = 'Reads of the table include the rows of its inheritance children, and a write naming a child fires none of '
+               || 'the table''s triggers: those rows would have no versions, and reads as of earlier points would show them '
+               || 'as if they had always been there.',
+      hint = format('Keep the tables apart (track %s on its own), or make %s a partitioned table; or untrack %s first.',
+                    bad.child, bad.tab, bad.tab);
+  end if;
+end $$;
+comment on function gnomon.check_no_inheritance(oid[]) is
+  'Refuses (GN006) an inheritance child of a tracked table (CREATE TABLE ... INHERITS, ALTER TABLE ... INHERIT).';
+
 -- CREATE TABLE ... PARTITION OF a tracked table (at any level): the new partition gets the partitions' write triggers
--- (gnomon.install_partition_triggers), and may not be unlogged (gnomon.check_logged).
+-- (gnomon.install_partition_triggers), and may not be unlogged (gnomon.check_logged). CREATE TABLE ... INHERITS a
+-- tracked table is refused (gnomon.check_no_inheritance).
 create or replace function gnomon.partition_create_guard() returns event_trigger
 language plpgsql as $$
 declare
   tid integer;
 begin
+  perform gnomon.check_no_inheritance(array(select d.objid from pg_event_trigger_ddl_commands() d
+                                             where d.classid = 'pg_class'::regclass));
   for tid in select distinct t.table_id from pg_event_trigger_ddl_commands() d
                join gnomon.tracked_table t on t.relid = pg_partition_root(d.objid)
               where d.classid = 'pg_class'::regclass and d.objid <> t.relid loop
@@ -486,7 +520,7 @@ begin
   end loop;
 end $$;
 comment on function gnomon.partition_create_guard() is
-  'Event trigger function (ddl_command_end, CREATE TABLE): gives a new partition of a tracked table its write triggers; refuses an unlogged one (GN006).';
+  'Event trigger function (ddl_command_end, CREATE TABLE): gives a new partition of a tracked table its write triggers; refuses an unlogged one, and an inheritance child of a tracked table (GN006).';
 
 -- A row written to a partition between gnomon.drop_guard_start's read and the DROP's lock would leave with it unversioned
 -- (the DROP waits for the writer, then drops what it committed). So the partitions of tracked tables that a DROP TABLE

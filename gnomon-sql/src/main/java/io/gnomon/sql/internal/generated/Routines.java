@@ -27,6 +27,7 @@ import io.gnomon.sql.internal.generated.routines.CheckCoordinateRead;
 import io.gnomon.sql.internal.generated.routines.CheckIntact;
 import io.gnomon.sql.internal.generated.routines.CheckLogged;
 import io.gnomon.sql.internal.generated.routines.CheckMergeStrategy;
+import io.gnomon.sql.internal.generated.routines.CheckNoInheritance;
 import io.gnomon.sql.internal.generated.routines.CheckPartitionMove;
 import io.gnomon.sql.internal.generated.routines.CheckPartitionMoves;
 import io.gnomon.sql.internal.generated.routines.CheckPartitionsLeft;
@@ -912,6 +913,19 @@ public class Routines {
         p.setTypid(typid);
         p.setColumnLabel(columnLabel);
         p.setCustomFunction(customFunction);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.check_no_inheritance</code>
+     */
+    public static void checkNoInheritance(
+          Configuration configuration
+        , Long[] rels
+    ) {
+        CheckNoInheritance p = new CheckNoInheritance();
+        p.setRels(rels);
 
         p.execute(configuration);
     }

@@ -16,6 +16,7 @@ import org.jooq.TableField;
 import org.jooq.TableOptions;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DefaultDataType;
+import org.jooq.impl.SQLDataType;
 import org.jooq.impl.TableImpl;
 
 
@@ -41,15 +42,10 @@ public class DetachPendingPartitions extends TableImpl<DetachPendingPartitionsRe
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * The column
+     * <code>gnomon.detach_pending_partitions.detach_pending_partitions</code>.
      */
-    @Deprecated
-    public final TableField<DetachPendingPartitionsRecord, Object> DETACH_PENDING_PARTITIONS_ = createField(DSL.name("detach_pending_partitions"), DefaultDataType.getDefaultDataType("\"regclass\""), this, "");
+    public final TableField<DetachPendingPartitionsRecord, Long> DETACH_PENDING_PARTITIONS_ = createField(DSL.name("detach_pending_partitions"), SQLDataType.BIGINT, this, "");
 
     private DetachPendingPartitions(Name alias, Table<DetachPendingPartitionsRecord> aliased) {
         this(alias, aliased, new Field[] {

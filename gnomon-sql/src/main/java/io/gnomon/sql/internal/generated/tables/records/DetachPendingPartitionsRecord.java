@@ -18,29 +18,19 @@ public class DetachPendingPartitionsRecord extends TableRecordImpl<DetachPending
     private static final long serialVersionUID = 1L;
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Setter for
+     * <code>gnomon.detach_pending_partitions.detach_pending_partitions</code>.
      */
-    @Deprecated
-    public void setDetachPendingPartitions(Object value) {
+    public void setDetachPendingPartitions(Long value) {
         set(0, value);
     }
 
     /**
-     * @deprecated Unknown data type. If this is a qualified, user-defined type,
-     * it may have been excluded from code generation. If this is a built-in
-     * type, you can define an explicit {@link org.jooq.Binding} to specify how
-     * this type should be handled. Deprecation can be turned off using
-     * {@literal <deprecationOnUnknownTypes/>} in your code generator
-     * configuration.
+     * Getter for
+     * <code>gnomon.detach_pending_partitions.detach_pending_partitions</code>.
      */
-    @Deprecated
-    public Object getDetachPendingPartitions() {
-        return get(0);
+    public Long getDetachPendingPartitions() {
+        return (Long) get(0);
     }
 
     // -------------------------------------------------------------------------
@@ -57,7 +47,7 @@ public class DetachPendingPartitionsRecord extends TableRecordImpl<DetachPending
     /**
      * Create a detached, initialised DetachPendingPartitionsRecord
      */
-    public DetachPendingPartitionsRecord(Object detachPendingPartitions) {
+    public DetachPendingPartitionsRecord(Long detachPendingPartitions) {
         super(DetachPendingPartitions.DETACH_PENDING_PARTITIONS);
 
         setDetachPendingPartitions(detachPendingPartitions);
