@@ -433,6 +433,29 @@ class TrackingIT extends GnomonIT {
   }
 
   @Test
+  void aColumnDroppedWithAnObjectItDependsOnIsRefused() throws Exception {
+    sql("create type mood as enum ('a', 'b')",
+        "create function twice(int) returns int immutable language sql as 'select $1 * 2'",
+        "create table dep (id int primary key, m mood, d int generated always as (twice(id)) stored)",
+        "insert into dep (id, m) values (1, 'a')");
+    gnomon().track("dep");
+    // the cascade took the column from the table and its history, the generated objects with it, and every later
+    // write failed
+    UnsupportedDdlException type = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("drop type mood cascade"));
+    assertTrue(type.getMessage().startsWith("dropping column m of tracked table public.dep is not supported"),
+        type.getMessage());
+    UnsupportedDdlException function = assertThrows(UnsupportedDdlException.class,
+        () -> sqlTranslated("drop function twice(int) cascade"));
+    assertTrue(function.getMessage().startsWith("dropping column d of tracked table public.dep is not supported"),
+        function.getMessage());
+    sql("update dep set m = 'b'");
+    assertEquals("1:a:2", one("select id || ':' || m || ':' || d from gnomon_t.dep_h where g_op = 'U'"));
+    // other drops pass as before
+    sql("create type unused as enum ('x')", "drop type unused cascade", "create index dep_m on dep (m)", "drop index dep_m");
+  }
+
+  @Test
   void unloggedTrackedTablesAndPartitionsAreRefused() throws Exception {
     // a crash empties an unlogged table without a version, and as-of reads take unchanged rows from the table itself
     sql("create unlogged table ul (id int primary key)");
@@ -477,6 +500,12 @@ class TrackingIT extends GnomonIT {
         + (cWritePath() ? "" : ", gnomon_key_change") + ")", one("select gnomon.disabled_write_triggers()"));
     sql("alter table dt enable trigger all", "select gnomon.check_triggers()");
     assertEquals(null, one("select gnomon.disabled_write_triggers()"));
+    // a replica trigger fires only where session_replication_role = replica: the application's writes left no history
+    sql("alter table dt enable replica trigger gnomon_insert");
+    assertEquals("public.dt (gnomon_insert)", one("select gnomon.disabled_write_triggers()"));
+    // ALWAYS fires in every session
+    sql("alter table dt enable always trigger gnomon_insert", "select gnomon.check_triggers()");
+    sql("alter table dt enable trigger gnomon_insert");
     Gnomon.open(dataSource()).close();
     sql("update dt set v = 1");
   }

@@ -301,8 +301,9 @@ end $$;
 comment on function gnomon.check_triggers() is
   'Raises GN072 naming every tracked table, or partition of one, that lacks its write triggers (for example after a restore without the C module), or a tracked table that has them disabled.';
 
--- The tracked tables whose write triggers are disabled (ALTER TABLE ... DISABLE TRIGGER), as 'schema.table (trigger,
--- ...)' joined by '; ', or null when there is none. Used by check_triggers (GN072) and the DDL guard (a WARNING).
+-- The tracked tables whose write triggers are disabled (ALTER TABLE ... DISABLE TRIGGER, or ... ENABLE REPLICA TRIGGER,
+-- after which they fire only in sessions with session_replication_role = replica: the table's own writes leave no
+-- history), as 'schema.table (trigger, ...)' joined by '; ', or null when there is none. Used by check_triggers (GN072) and the DDL guard (a WARNING).
 create or replace function gnomon.disabled_write_triggers(p_relid oid default null) returns text
 language sql stable as $$
   select string_agg(format('%s (%s)', t.tab, t.names), '; ' order by t.tab)
@@ -310,7 +311,7 @@ language sql stable as $$
             from gnomon.tracked_table tt
            cross join lateral unnest(gnomon.write_trigger_names()) with ordinality u(n, o)
             join pg_trigger g on g.tgrelid = tt.relid and g.tgname = u.n
-           where g.tgenabled = 'D' and (p_relid is null or tt.relid = p_relid)
+           where g.tgenabled in ('D', 'R') and (p_relid is null or tt.relid = p_relid)
            group by 1) t
 $$;
 comment on function gnomon.disabled_write_triggers(oid) is

@@ -301,7 +301,8 @@ declare
 begin
   -- (a text over 10,000 characters is not searched: it is a script of several statements, where the command cannot
   -- run and refuses itself, and searching it on each of its ALTER TABLEs would cost its length each time; a single
-  -- DETACH ... CONCURRENTLY padded that long by a comment passes unchecked)
+  -- DETACH ... CONCURRENTLY padded that long by a comment passes here, and is refused when it ends, its partition left
+  -- pending: gnomon.check_partitions_left)
   if not exists (select from gnomon.tracked_table t join pg_class c on c.oid = t.relid where c.relkind = 'p')
      or length(q) > 10000 or q !~* '\mdetach\s+partition\M.*\mconcurrently\M' then
     return;
@@ -592,7 +593,10 @@ language plpgsql as $$
 declare
   obj record;
   tt gnomon.tracked_table;
-  with_rows jsonb := coalesce(nullif(current_setting('gnomon.partitions_with_rows', true), '')::jsonb, '{}');
+  -- (noted by gnomon.drop_guard_start for the three commands that drop tables only)
+  with_rows jsonb := case when tg_tag in ('DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
+                          then coalesce(nullif(current_setting('gnomon.partitions_with_rows', true), '')::jsonb, '{}')
+                          else '{}' end;
 begin
   for obj in select * from pg_event_trigger_dropped_objects() where classid = 'pg_class'::regclass and objsubid = 0 loop
     select * into tt from gnomon.tracked_table where relid = obj.objid;
@@ -602,6 +606,26 @@ begin
         hint = format('Untrack it first: select gnomon.untrack(%L, drop_history => true);', format('%I.%I', tt.schema_name, tt.table_name));
     end if;
   end loop;
+  -- a column of a tracked table dropped with an object it depends on (DROP TYPE, DOMAIN, COLLATION, FUNCTION,
+  -- EXTENSION ... CASCADE; ALTER TYPE ... DROP ATTRIBUTE CASCADE of a typed table): the cascade takes the history's
+  -- column and generated objects too, and every later write fails. ALTER TABLE ... DROP COLUMN is refused by
+  -- gnomon.follow_table_change, with its own advice.
+  if tg_tag <> 'ALTER TABLE' then
+    for obj in select d.objid, d.objsubid from pg_event_trigger_dropped_objects() d
+                where d.classid = 'pg_class'::regclass and d.objsubid > 0 loop
+      select * into tt from gnomon.tracked_table where relid = obj.objid;
+      if found then
+        raise exception using errcode = 'GN006',
+          message = format('dropping column %I of tracked table %I.%I is not supported',
+                           (select c->>'name' from jsonb_array_elements(tt.columns) c where (c->>'attnum')::int = obj.objsubid),
+                           tt.schema_name, tt.table_name),
+          detail = format('%s drops it with an object it depends on (CASCADE), and with it the column of the table''s history '
+                          || 'and the generated objects that read it.', tg_tag),
+          hint = format('Keep the object (dropped without CASCADE, PostgreSQL lists what depends on it); to drop the column, '
+                        || 'untrack the table first: select gnomon.untrack(%L);', format('%I.%I', tt.schema_name, tt.table_name));
+      end if;
+    end loop;
+  end if;
   for obj in select * from pg_event_trigger_dropped_objects() where classid = 'pg_class'::regclass and objsubid = 0
                 and with_rows ? objid::text loop
     perform gnomon.check_partition_move(obj.object_identity, with_rows ->> obj.objid::text, 'drop', true);
@@ -667,7 +691,9 @@ drop event trigger if exists gnomon_drop_guard_start;
 create event trigger gnomon_drop_guard_start on ddl_command_start when tag in ('DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
   execute function gnomon.drop_guard_start();
 drop event trigger if exists gnomon_drop_guard;
-create event trigger gnomon_drop_guard on sql_drop when tag in ('DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
+-- every command that drops (a column of a tracked table goes with a type, domain, collation, function or extension
+-- dropped with CASCADE); the partitions' rows are noted only for the three that drop tables (gnomon_drop_guard_start)
+create event trigger gnomon_drop_guard on sql_drop
   execute function gnomon.drop_guard();
 drop event trigger if exists gnomon_privilege_guard;
 create event trigger gnomon_privilege_guard on ddl_command_end when tag in ('GRANT', 'REVOKE')
