@@ -384,7 +384,7 @@ comment on function gnomon.feed_history_planning(boolean) is
   'Internal: the planner settings of the change feed''s statements over the history (true: through the BRIN index on g_xid), for the rest of the calling function, which must SET both.';
 
 -- Whether a history the feed reads for these tables (main's, or the branch writes' with on_branch) has a leaf
--- partition without statistics on g_xid. As the catalog's owner: pg_statistic says only whether there are any (the
+-- partition holding pages without statistics on g_xid. As the catalog's owner: pg_statistic says only whether there are any (the
 -- pg_stats view, which any role may read, cost 2 ms a call to plan, a tenth of a page of 1,000); in PL/pgSQL, whose
 -- plan is kept for the session. Planned as catalog lookups (gnomon.feed_read's settings are for the history: under
 -- them, hash joins of the whole of pg_class).
@@ -402,8 +402,11 @@ begin
              case when on_branch then gnomon.object_name(tt.base_name, '_bh') else tt.history_table end))) pt
      where tt.table_id = any (feed_history_unanalyzed.table_ids) and pt.isleaf
   loop
+    -- an empty leaf has nothing to plan badly, and never gets statistics: the branch history's scratch leaf, empty
+    -- where no scratch branch was written, made every branch consumer's pages run as if unanalyzed
     if not exists (select from pg_attribute a join pg_statistic s on s.starelid = a.attrelid and s.staattnum = a.attnum
-                    where a.attrelid = leaf and a.attname = 'g_xid') then
+                    where a.attrelid = leaf and a.attname = 'g_xid')
+       and pg_relation_size(leaf) > 0 then
       return true;
     end if;
   end loop;
