@@ -148,6 +148,8 @@ final class BranchWrites {
       runs.add(new double[] {create, insert});
       untrimmed.add(new double[] {m.meanMicros(ci), m.meanMicros(1 - ci)});
     }
+    log.log("create vs insert%s: %d of %d runs' ratios under 1.0", suffix,
+        runs.stream().filter(p -> p[0] < p[1]).count(), runs.size());
     // As many creates as INSERTs, enough for the CPU clock's 10 ms ticks: a loop of 2,000 creates (a 25th, as until
     // session 15) lasted four ticks, and the per-loop set-up weighed on its side only
     int n = budget.serverLoop();
