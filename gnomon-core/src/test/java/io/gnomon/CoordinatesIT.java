@@ -20,6 +20,57 @@ class CoordinatesIT extends GnomonIT {
     assertTrue(c.toString().startsWith("v2:"));
   }
 
+  /**
+   * gnomon.coordinate() builds its text in one expression of its own (for its cost): it must stay the text
+   * coordinate_text gives the snapshot with the caller's own xid added, in each case: no xid, an own xid below the
+   * snapshot's xmax with other transactions in progress, and in a writing transaction in REPEATABLE READ.
+   */
+  @Test
+  void theCoordinateIsTheSnapshotTextWithTheOwnXid() throws Exception {
+    sql("create table ct (id int primary key)");
+    String same = "select gnomon.coordinate() = gnomon.coordinate_text(gnomon.snapshot_text(pg_current_snapshot(),"
+        + " pg_current_xact_id_if_assigned())), gnomon.coordinate(), pg_current_xact_id_if_assigned()::text";
+    try (Connection other = connect();
+        Connection c = connect();
+        Statement st = c.createStatement()) {
+      other.setAutoCommit(false);
+      try (Statement o = other.createStatement()) {
+        o.execute("insert into ct values (1)"); // in progress below everyone's xmax
+      }
+      check(st, same, false);
+      c.setAutoCommit(false);
+      st.execute("insert into ct values (2)");
+      check(st, same, true); // the newest xid: the snapshot's xmax is the own xid
+      sql("insert into ct values (9)"); // a later xid commits: the own xid is below xmax now
+      String withOwn = check(st, same, true);
+      c.rollback();
+      c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      st.execute("select 1"); // the transaction's snapshot, taken before its xid
+      st.execute("insert into ct values (3)");
+      check(st, same, true);
+      c.rollback();
+      other.rollback();
+      // in progress: the other session's xid and the own one
+      assertEquals(2, withOwn.split(":")[4].split(",").length, withOwn);
+    }
+  }
+
+  private static String check(Statement st, String sql, boolean ownXid) throws java.sql.SQLException {
+    try (var rs = st.executeQuery(sql)) {
+      rs.next();
+      assertEquals(ownXid, rs.getString(3) != null, sql);
+      assertTrue(rs.getBoolean(1), "coordinate() " + rs.getString(2) + " differs from coordinate_text's text");
+      if (ownXid) {
+        // the own xid is in the in-progress list (or the snapshot's xmax is at or below it)
+        String[] parts = rs.getString(2).split(":");
+        long own = Long.parseLong(rs.getString(3));
+        assertTrue(own >= Long.parseLong(parts[3]) || java.util.Arrays.asList(parts[4].split(",")).contains(String.valueOf(own)),
+            rs.getString(2) + " lacks own xid " + own);
+      }
+      return rs.getString(2);
+    }
+  }
+
   @Test
   void inRepeatableReadTheCoordinateIsTheTransactionSnapshot() throws Exception {
     sql("create table rr (id int primary key, v int)");
