@@ -73,7 +73,7 @@ static HTAB *branch_tables = NULL;
 static bool point_cached = false;	/* see load_point */
 static Oid	branch_catalog_pkey = InvalidOid;
 static Oid	branch_catalog = InvalidOid;
-static AttrNumber branch_chain_att, branch_snaps_att, branch_main_snap_att;
+static AttrNumber branch_cutoff_att, branch_chain_att, branch_snaps_att, branch_main_snap_att;
 
 static void
 invalidate_branch_tables(Datum arg, Oid relid)
@@ -298,6 +298,7 @@ branch_catalog_index(void)
 		branch_catalog_pkey = get_relname_relid("branch_pkey", ns);
 		if (!OidIsValid(branch_catalog) || !OidIsValid(branch_catalog_pkey))
 			elog(ERROR, "gnomon: gnomon.branch or its primary key is missing");
+		branch_cutoff_att = get_attnum(branch_catalog, "cutoff");
 		branch_chain_att = get_attnum(branch_catalog, "chain");
 		branch_snaps_att = get_attnum(branch_catalog, "snaps");
 		branch_main_snap_att = get_attnum(branch_catalog, "main_snap");
@@ -427,35 +428,68 @@ load_point(MemoryContext mcxt)
 	p->branch_id = id;
 	if (index_getnext_slot(scan, ForwardScanDirection, slot))
 	{
-		TupleDesc	td = RelationGetDescr(rel);
-		bool		isnull;
-		Datum		chain = slot_getattr(slot, branch_chain_att, &isnull);
-		Datum		snaps = slot_getattr(slot, branch_snaps_att, &isnull);
-		Datum		msnap = slot_getattr(slot, branch_main_snap_att, &isnull);
-		Datum	   *celems;
-		bool	   *cnulls;
-		bool	   *snulls;
-		int			n,
-					ns;
+		/*
+		 * The branch's point, as gnomon.branch_point(b) reads it (R__08_branches.sql): a branch of main stores no
+		 * chain, snapshots or main snapshot (catalog version 12), and its point is {id}, {null} and its cutoff.
+		 */
+		bool		chain_null,
+					snaps_null,
+					msnap_null;
+		Datum		chain = slot_getattr(slot, branch_chain_att, &chain_null);
+		Datum		snaps = slot_getattr(slot, branch_snaps_att, &snaps_null);
+		Datum		msnap = slot_getattr(slot, branch_main_snap_att, &msnap_null);
 
-		(void) td;
 		found = true;
-		p->chain_array = PointerGetDatum(DatumGetArrayTypePCopy(chain));
-		deconstruct_array(DatumGetArrayTypeP(p->chain_array), INT4OID, 4, true, TYPALIGN_INT, &celems, &cnulls, &n);
-		deconstruct_array(DatumGetArrayTypePCopy(snaps), PG_SNAPSHOTOID, -1, false, TYPALIGN_DOUBLE, &p->snaps, &snulls, &ns);
-		if (ns != n)
-			elog(ERROR, "gnomon: branch %d has %d levels and %d snapshots", id, n, ns);
-		p->nlevels = n;
-		p->chain = palloc(sizeof(int32) * n);
-		for (int i = 0; i < n; i++)
+		if (msnap_null)
+			msnap = slot_getattr(slot, branch_cutoff_att, &msnap_null);
+		if (chain_null)
 		{
-			p->chain[i] = DatumGetInt32(celems[i]);
-			if (p->chain[i] < 0)
-				scratch = true;
-			if (snulls[i])
-				p->snaps[i] = (Datum) 0;
+			Datum		elem = Int32GetDatum(id);
+
+			p->chain_array = PointerGetDatum(construct_array(&elem, 1, INT4OID, 4, true, TYPALIGN_INT));
+			p->nlevels = 1;
+			p->chain = palloc(sizeof(int32));
+			p->chain[0] = id;
+			scratch = id < 0;
 		}
-		p->main_snap = isnull ? (Datum) 0 : PointerGetDatum(PG_DETOAST_DATUM_COPY(msnap));
+		else
+		{
+			Datum	   *celems;
+			bool	   *cnulls;
+			int			n;
+
+			p->chain_array = PointerGetDatum(DatumGetArrayTypePCopy(chain));
+			deconstruct_array(DatumGetArrayTypeP(p->chain_array), INT4OID, 4, true, TYPALIGN_INT, &celems, &cnulls, &n);
+			p->nlevels = n;
+			p->chain = palloc(sizeof(int32) * n);
+			for (int i = 0; i < n; i++)
+			{
+				p->chain[i] = DatumGetInt32(celems[i]);
+				if (p->chain[i] < 0)
+					scratch = true;
+			}
+		}
+		if (snaps_null)
+		{
+			p->snaps = palloc(sizeof(Datum));
+			p->snaps[0] = (Datum) 0;
+			if (p->nlevels != 1)
+				elog(ERROR, "gnomon: branch %d has %d levels and no snapshots", id, p->nlevels);
+		}
+		else
+		{
+			bool	   *snulls;
+			int			ns;
+
+			deconstruct_array(DatumGetArrayTypePCopy(snaps), PG_SNAPSHOTOID, -1, false, TYPALIGN_DOUBLE, &p->snaps,
+							  &snulls, &ns);
+			if (ns != p->nlevels)
+				elog(ERROR, "gnomon: branch %d has %d levels and %d snapshots", id, p->nlevels, ns);
+			for (int i = 0; i < ns; i++)
+				if (snulls[i])
+					p->snaps[i] = (Datum) 0;
+		}
+		p->main_snap = msnap_null ? (Datum) 0 : PointerGetDatum(PG_DETOAST_DATUM_COPY(msnap));
 	}
 	MemoryContextSwitchTo(old);
 	index_endscan(scan);

@@ -3,8 +3,9 @@
  *
  * With the module enabled (gnomon.use_c_module(true)), gnomon.branch_create is this function. A logged branch of main,
  * now, with a plain ASCII name, is created here: the name is checked (1 to 200 characters, not 'main', no control
- * character), and the catalog row — the id from gnomon.branch_seq, the cutoff pg_current_snapshot(), the chain {id},
- * the snapshots {NULL}, main's snapshot the cutoff, the creating xid, the clock — is inserted with heap_insert, and
+ * character), and the catalog row — the id from gnomon.branch_seq, the cutoff pg_current_snapshot(), the creating xid,
+ * the clock; no chain, snapshots or main snapshot, which a branch of main leaves null (catalog version 12: its point is
+ * {id}, {null} and the cutoff, gnomon.branch_point) — is inserted with heap_insert, and
  * its entries with index_insert into the primary key and the name's unique index, both checked as an INSERT checks
  * them (UNIQUE_CHECK_YES: a name being inserted by a transaction in progress is waited for); the partial index on
  * parent_id takes no entry for a branch of main. When gnomon.branch has other indexes than these three (see
@@ -73,9 +74,6 @@ static AttrNumber att_id,
 			att_name,
 			att_parent,
 			att_cutoff,
-			att_chain,
-			att_snaps,
-			att_main_snap,
 			att_created_xid,
 			att_created_at;
 
@@ -171,13 +169,9 @@ load_create_cache(void)
 	att_name = get_attnum(cat_oid, "branch_name");
 	att_parent = get_attnum(cat_oid, "parent_id");
 	att_cutoff = get_attnum(cat_oid, "cutoff");
-	att_chain = get_attnum(cat_oid, "chain");
-	att_snaps = get_attnum(cat_oid, "snaps");
-	att_main_snap = get_attnum(cat_oid, "main_snap");
 	att_created_xid = get_attnum(cat_oid, "created_xid");
 	att_created_at = get_attnum(cat_oid, "created_at");
-	if (att_id <= 0 || att_name <= 0 || att_parent <= 0 || att_cutoff <= 0 || att_chain <= 0 || att_snaps <= 0
-		|| att_main_snap <= 0 || att_created_xid <= 0 || att_created_at <= 0)
+	if (att_id <= 0 || att_name <= 0 || att_parent <= 0 || att_cutoff <= 0 || att_created_xid <= 0 || att_created_at <= 0)
 		elog(ERROR, "gnomon: gnomon.branch lacks a column the C module writes");
 	known_indexes = check_known_indexes();
 	{
@@ -343,10 +337,6 @@ gnomon_branch_create(PG_FUNCTION_ARGS)
 	Datum		cut,
 				values[16];
 	bool		nulls[16];
-	Datum		elem;
-	bool		elem_null = true;
-	int			dims[1] = {1};
-	int			lbs[1] = {1};
 	TupleDesc	td;
 	HeapTuple	tup;
 
@@ -391,20 +381,11 @@ gnomon_branch_create(PG_FUNCTION_ARGS)
 	nulls[att_name - 1] = false;
 	values[att_cutoff - 1] = cut;
 	nulls[att_cutoff - 1] = false;
-	elem = Int32GetDatum(id);
-	values[att_chain - 1] = PointerGetDatum(construct_array(&elem, 1, INT4OID, 4, true, TYPALIGN_INT));
-	nulls[att_chain - 1] = false;
-	elem = (Datum) 0;
-	values[att_snaps - 1] = PointerGetDatum(construct_md_array(&elem, &elem_null, 1, dims, lbs, PG_SNAPSHOTOID, -1,
-															   false, TYPALIGN_DOUBLE));
-	nulls[att_snaps - 1] = false;
-	values[att_main_snap - 1] = cut;
-	nulls[att_main_snap - 1] = false;
 	values[att_created_xid - 1] = DirectFunctionCall1(pg_current_xact_id, (Datum) 0);
 	nulls[att_created_xid - 1] = false;
 	values[att_created_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
 	nulls[att_created_at - 1] = false;
-	/* parent_id stays null: a branch of main */
+	/* parent_id, chain, snaps and main_snap stay null: a branch of main */
 	tup = heap_form_tuple(td, values, nulls);
 
 	insert_row(rel, tup, name);

@@ -19,13 +19,20 @@ class BranchCreateCIT extends GnomonIT {
     return true;
   }
 
-  /** The row's shape, with the ids and snapshots replaced by how they relate to each other. */
+  /**
+   * The row's shape, with the ids and snapshots replaced by how they relate to each other: its point (through
+   * gnomon.branch_point) against its parent's, and last whether it stores no point (a branch of main, catalog 12).
+   */
   private String shape(String name) throws SQLException {
-    return one("select concat_ws(' ', coalesce(p.branch_name, 'main'), b.chain = array[b.branch_id] || coalesce(p.chain, '{}'),"
-        + " cardinality(b.snaps), b.snaps[1] is null, b.cutoff::text = coalesce(b.snaps[2], b.main_snap)::text,"
-        + " b.main_snap::text = coalesce(p.main_snap, b.cutoff)::text,"
-        + " pg_visible_in_snapshot(b.created_xid, b.cutoff), b.created_at is not null, b.branch_id > 0)"
-        + " from gnomon.branch b left join gnomon.branch p on p.branch_id = b.parent_id where b.branch_name = '" + name + "'");
+    return one("select concat_ws(' ', coalesce(p.branch_name, 'main'), (x.bp).chain = array[b.branch_id] || coalesce((x.pp).chain, '{}'),"
+        + " cardinality((x.bp).snaps), (x.bp).snaps[1] is null, b.cutoff::text = coalesce((x.bp).snaps[2], (x.bp).main_snap)::text,"
+        + " (x.bp).main_snap::text = coalesce((x.pp).main_snap, b.cutoff)::text,"
+        + " pg_visible_in_snapshot(b.created_xid, b.cutoff), b.created_at is not null, b.branch_id > 0,"
+        + " b.chain is null and b.snaps is null and b.main_snap is null)"
+        + " from gnomon.branch b left join gnomon.branch p on p.branch_id = b.parent_id"
+        + " cross join lateral (select gnomon.branch_point(b) as bp,"
+        + " case when p.branch_id is not null then gnomon.branch_point(p) end as pp) x"
+        + " where b.branch_name = '" + name + "'");
   }
 
   @Test
@@ -39,7 +46,7 @@ class BranchCreateCIT extends GnomonIT {
     one("select gnomon.branch_create('by_c')");
     one("select gnomon.branch_create_sql('by_sql')");
     assertEquals(shape("by_sql"), shape("by_c"));
-    assertEquals("main t 1 t t t f t t", shape("by_c"));
+    assertEquals("main t 1 t t t f t t t", shape("by_c"));
     one("select gnomon.branch_create('by_c_main', 'main')");
     assertEquals(shape("by_sql"), shape("by_c_main"));
 
@@ -47,6 +54,7 @@ class BranchCreateCIT extends GnomonIT {
     one("select gnomon.branch_create('child', 'by_c')");
     one("select gnomon.branch_create_sql('child_sql', 'by_c')");
     assertEquals(shape("child_sql"), shape("child"));
+    assertEquals("by_c t 2 t t t f t t f", shape("child"));
     assertTrue(Integer.parseInt(one("select gnomon.branch_create('scr', scratch => true)")) < 0);
     one("select gnomon.branch_create('ünïcode')");
     assertEquals(shape("by_sql"), shape("ünïcode"));

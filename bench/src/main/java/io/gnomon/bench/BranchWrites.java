@@ -123,8 +123,33 @@ final class BranchWrites {
   }
 
   private List<Metric> createVsInsert(String suffix, String loopPrefix) {
-    List<double[]> runs = Paired.alternate(budget.repeats(), () -> create(CREATE_SCRIPT, "branch_create"),
-        () -> create(INSERT_SCRIPT, "insert_commit"));
+    // The two scripts in one pgbench run of one client, a transaction of either picked at random each time, so both
+    // go through the same moments of the machine's load: on a busy machine one client's latency moved by a factor of
+    // two between separate runs a few seconds apart (session 15: repeats 0.90-1.17), which no count of alternating
+    // 8-second runs averages out. Many short runs; per run and script the mean latency of its fastest 90% of
+    // transactions (the slowest tenth are stalls: waits for a core that land on either script at random, and move a
+    // plain mean by +-10% at load 5); the row's ratio is the median of the runs' ratios, the spread their range. The
+    // plain means' ratios make the _untrimmed row.
+    log.log("load before the creates%s: %.2f", suffix, Machine.load());
+    List<double[]> runs = new ArrayList<>();
+    List<double[]> untrimmed = new ArrayList<>();
+    for (int r = 0; r < mixedRuns(); r++) {
+      boolean createFirst = Budget.trackedFirst(r);
+      Pgbench.Mixed m = b.pgbench().mixed(BranchBench.DB, "create_vs_insert" + suffix,
+          createFirst ? List.of(CREATE_SCRIPT, INSERT_SCRIPT) : List.of(INSERT_SCRIPT, CREATE_SCRIPT), mixedSeconds());
+      int ci = createFirst ? 0 : 1;
+      double create = m.trimmedMeanMicros(ci, KEEP);
+      double insert = m.trimmedMeanMicros(1 - ci, KEEP);
+      log.log("create vs insert, one run of %d s: branch_create %.2f us (fastest 90%%; mean %.1f, median %.0f, %d"
+          + " transactions), insert %.2f us (mean %.1f, median %.0f, %d): %.3f (means: %.3f)", mixedSeconds(), create,
+          m.meanMicros(ci), m.medianMicros(ci), m.latencies().get(ci).length, insert, m.meanMicros(1 - ci),
+          m.medianMicros(1 - ci), m.latencies().get(1 - ci).length, create / insert,
+          m.meanMicros(ci) / m.meanMicros(1 - ci));
+      runs.add(new double[] {create, insert});
+      untrimmed.add(new double[] {m.meanMicros(ci), m.meanMicros(1 - ci)});
+    }
+    log.log("create vs insert%s: %d of %d runs' ratios under 1.0", suffix,
+        runs.stream().filter(p -> p[0] < p[1]).count(), runs.size());
     // As many creates as INSERTs, enough for the CPU clock's 10 ms ticks: a loop of 2,000 creates (a 25th, as until
     // session 15) lasted four ticks, and the per-loop set-up weighed on its side only
     int n = budget.serverLoop();
@@ -148,10 +173,15 @@ final class BranchWrites {
       cpu.add(new double[] {v[1], base[1]});
     }
     List<Metric> out = new ArrayList<>();
-    out.add(Metric.paired("branch_create_vs_insert_commit" + suffix, "us", runs, Target.atMost(1.0),
-        "pgbench -M prepared, 1 client, " + budget.latencySeconds() + " s per run: select gnomon.branch_create(name)"
-            + " against insert into a table with an identity key and a unique name (a row like a branch's), each its"
-            + " own transaction; us per transaction = 1e6 / tps"));
+    out.add(Metric.pairedRatios("branch_create_vs_insert_commit" + suffix, "us", runs, Target.atMost(1.0),
+        "pgbench -M prepared, 1 client: select gnomon.branch_create(name) against insert into a table with an"
+            + " identity key and a unique name (a row like a branch's), each its own transaction, both scripts in one"
+            + " run (pgbench picks one at random per transaction), " + mixedRuns() + " runs of " + mixedSeconds()
+            + " s; us = a script's mean latency over its fastest 90% of transactions in a run (pgbench's transaction"
+            + " log), ratio = the median of the runs' ratios, spread their range; the plain means in the _untrimmed"
+            + " row, the server loops' clock and CPU rows beside it"));
+    out.add(Metric.pairedRatios("branch_create_vs_insert_commit" + suffix + "_untrimmed", "us", untrimmed, null,
+        "the same runs, every transaction: a script's plain mean latency (1e6 / its tps), median of the runs' ratios"));
     out.add(Metric.paired("branch_create_server_us_vs_insert_commit" + suffix, "us", clock, null,
         n + " branch_create and " + nInsert + " INSERTs in a PL/pgSQL procedure, each committed"));
     if (cpu.stream().noneMatch(c -> Double.isNaN(c[0]) || Double.isNaN(c[1]))) {
@@ -161,11 +191,16 @@ final class BranchWrites {
     return out;
   }
 
-  private double create(String script, String name) {
-    Pgbench.Result r = b.pgbench().script(BranchBench.DB, name, script, 1, budget.latencySeconds(), Map.of(),
-        Map.of());
-    log.log("%-14s %7.1f us/transaction (%.0f tps)", name, r.microsPerTransaction(), r.tps());
-    return r.microsPerTransaction();
+  /** The share of each script's transactions, the fastest, that a run's figure averages. */
+  private static final double KEEP = 0.9;
+
+  /** Mixed create-and-insert runs per row: many short ones (20 of 4 s; quick: 6 of 2 s). */
+  private int mixedRuns() {
+    return budget.quick() ? 6 : 20;
+  }
+
+  private int mixedSeconds() {
+    return budget.quick() ? 2 : 4;
   }
 
   private double[] createLoop(int n, String prefix, boolean branches) {

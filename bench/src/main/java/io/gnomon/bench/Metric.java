@@ -5,7 +5,8 @@ import java.util.Locale;
 
 /**
  * One row of a benchmark report: the Gnomon figure, the side-by-side baseline from the same run, and
- * their ratio. {@code ratio} is always {@code value / baseline}; each metric picks its unit so that
+ * their ratio. {@code ratio} is {@code value / baseline} (for {@link #pairedRatios} the median of the per-repeat
+ * ratios); each metric picks its unit so that
  * this reads in the direction of its target (throughput for "at least" targets, time or bytes for
  * "at most" targets).
  *
@@ -13,7 +14,8 @@ import java.util.Locale;
  * @param value the tracked (Gnomon) figure: the median over repeats
  * @param unit the unit of {@code value} and {@code baseline}
  * @param baseline the comparison figure from the same run (median), or {@code null} when none
- * @param ratio {@code value / baseline}, or {@code null} without a baseline
+ * @param ratio {@code value / baseline} (or the median per-repeat ratio, see {@link #pairedRatios}), or {@code null}
+ *     without a baseline
  * @param ratioMin the smallest per-repeat ratio (the spread), or {@code null}
  * @param ratioMax the largest per-repeat ratio, or {@code null} (the JSON also carries {@code
  *     best_ratio}, see {@link #bestRatio()})
@@ -40,6 +42,20 @@ record Metric(
     double[] ratios = runs.stream().mapToDouble(r -> r[0] / r[1]).toArray();
     return new Metric(
         metric, value, unit, baseline, value / baseline, Stats.min(ratios), Stats.max(ratios),
+        List.copyOf(runs), target, note);
+  }
+
+  /**
+   * A metric from per-repeat pairs whose ratio is the median of the per-repeat ratios (value and baseline are still
+   * the medians of each side): for pairs measured at the same moments, where each pair's ratio is the measurement
+   * and the absolute figures move with the machine's load from one pair to the next.
+   */
+  static Metric pairedRatios(String metric, String unit, List<double[]> runs, Target target, String note) {
+    double value = Stats.median(runs.stream().mapToDouble(r -> r[0]).toArray());
+    double baseline = Stats.median(runs.stream().mapToDouble(r -> r[1]).toArray());
+    double[] ratios = runs.stream().mapToDouble(r -> r[0] / r[1]).toArray();
+    return new Metric(
+        metric, value, unit, baseline, Stats.median(ratios), Stats.min(ratios), Stats.max(ratios),
         List.copyOf(runs), target, note);
   }
 

@@ -69,6 +69,81 @@ final class Pgbench {
     return run(db, clients, seconds, args, env);
   }
 
+  /**
+   * What a run of several scripts measured per script, from pgbench's transaction log ({@code -l}): each script's
+   * transactions' latencies in microseconds, as the client saw them.
+   */
+  record Mixed(List<double[]> latencies) {
+    /** The mean latency of script {@code i}'s transactions, in microseconds. */
+    double meanMicros(int i) {
+      return java.util.Arrays.stream(latencies.get(i)).average().orElse(Double.NaN);
+    }
+
+    /**
+     * The mean latency of the fastest {@code keep} share of script {@code i}'s transactions (a trimmed mean), in
+     * microseconds: on a shared machine the slowest few are stalls, a wait for a core that lands on whichever
+     * transaction is running, and they move a short run's plain mean by more than the difference measured.
+     */
+    double trimmedMeanMicros(int i, double keep) {
+      double[] sorted = latencies.get(i).clone();
+      java.util.Arrays.sort(sorted);
+      int n = (int) Math.max(1, Math.floor(sorted.length * keep));
+      return sorted.length == 0 ? Double.NaN : java.util.Arrays.stream(sorted, 0, n).average().orElse(Double.NaN);
+    }
+
+    /** The median latency of script {@code i}'s transactions, in microseconds. */
+    double medianMicros(int i) {
+      return latencies.get(i).length == 0 ? Double.NaN : Stats.median(latencies.get(i));
+    }
+  }
+
+  /**
+   * Several custom scripts in one run of one client: pgbench picks one of them at random for each transaction (equal
+   * weights), so every script runs through the same moments of the machine's load, interleaved transaction by
+   * transaction on one connection. The scripts are written to files named {@code name_0.sql}, {@code name_1.sql}, ...
+   * and passed in that order.
+   */
+  Mixed mixed(String db, String name, List<String> scriptTexts, int seconds) {
+    List<String> args = new ArrayList<>();
+    Path prefix = scripts.resolve(name + "_log");
+    try {
+      Files.createDirectories(scripts);
+      for (int i = 0; i < scriptTexts.size(); i++) {
+        Path file = scripts.resolve(name + "_" + i + ".sql");
+        Files.writeString(file, scriptTexts.get(i), StandardCharsets.UTF_8);
+        args.addAll(List.of("-f", file.toString() + "@1"));
+      }
+      try (var old = Files.list(scripts)) {
+        for (Path f : old.filter(f -> f.getFileName().toString().startsWith(prefix.getFileName() + ".")).toList()) {
+          Files.delete(f);
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot write pgbench scripts under " + scripts + ": " + e.getMessage(), e);
+    }
+    args.addAll(List.of("-l", "--log-prefix=" + prefix));
+    run(db, 1, seconds, args, Map.of());
+    List<List<Double>> per = new ArrayList<>();
+    for (int i = 0; i < scriptTexts.size(); i++) {
+      per.add(new ArrayList<>());
+    }
+    try (var logs = Files.list(scripts)) {
+      for (Path f : logs.filter(f -> f.getFileName().toString().startsWith(prefix.getFileName() + ".")).toList()) {
+        // client_id transaction_no time script_no time_epoch time_us: time is the latency in microseconds
+        for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+          String[] fields = line.trim().split("\\s+");
+          if (fields.length >= 4) {
+            per.get(Integer.parseInt(fields[3])).add(Double.parseDouble(fields[2]));
+          }
+        }
+        Files.delete(f);
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read pgbench's transaction log " + prefix + ".*: " + e.getMessage(), e);
+    }
+    return new Mixed(per.stream().map(l -> l.stream().mapToDouble(Double::doubleValue).toArray()).toList());
+  }
+
   private Result run(String db, int clients, int seconds, List<String> args, Map<String, String> env) {
     List<String> cmd = base();
     cmd.addAll(List.of("-n", "-M", "prepared", "-c", Integer.toString(clients), "-j", Integer.toString(clients),

@@ -18,7 +18,7 @@ import org.flywaydb.core.api.output.MigrateResult;
  */
 public final class Catalog {
   /** The catalog version this library was built for; {@code gnomon.catalog_version()} must return it. */
-  public static final int VERSION = 11;
+  public static final int VERSION = 12;
 
   /** The Flyway history table, in the {@code gnomon} schema. */
   public static final String HISTORY_TABLE = "flyway_schema_history";

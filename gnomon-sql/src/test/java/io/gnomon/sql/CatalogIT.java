@@ -182,12 +182,12 @@ class CatalogIT {
     try (Connection c = db.connect()) {
       assertEquals(OptionalInt.of(10), Catalog.installedVersion(c));
       for (String name : List.of("Zürich", "b1", "a b", "B1")) {
-        rows(c, "select gnomon.branch_create(" + quote(name) + ")");
+        branchOfMainBeforeVersion12(c, name);
       }
     }
-    assertEquals(1, Catalog.install(db.dataSource()), "only version 11 is new");
+    assertEquals(2, Catalog.install(db.dataSource()), "versions 11 and 12 are new");
     try (Connection c = db.connect()) {
-      assertEquals(OptionalInt.of(11), Catalog.installedVersion(c));
+      assertEquals(OptionalInt.of(Catalog.VERSION), Catalog.installedVersion(c));
       assertEquals(List.of("C"), rows(c, "select collation_name from information_schema.columns"
           + " where table_schema = 'gnomon' and table_name = 'branch' and column_name = 'branch_name'"));
       // listed in the database's order, as before the upgrade (C.UTF-8 and C order these four alike)
@@ -197,6 +197,54 @@ class CatalogIT {
       rows(c, "select gnomon.branch_create('zürich')");
       assertEquals(List.of("5"), rows(c, "select count(*) from gnomon.branches()"));
     }
+  }
+
+  @Test
+  void upgradingFromVersion11KeepsEveryBranchsPointAndStoresNoneForABranchOfMain() throws SQLException {
+    // version 12 leaves chain, snaps and main_snap null for a branch of main: gnomon.branch_point gives {id}, {null}
+    // and the cutoff, which the upgrade's rows must read as their stored point did
+    Flyway.configure().configuration(Catalog.flyway(db.dataSource()).getConfiguration()).target("11").load().migrate();
+    List<String> before;
+    try (Connection c = db.connect()) {
+      assertEquals(OptionalInt.of(11), Catalog.installedVersion(c));
+      branchOfMainBeforeVersion12(c, "m");
+      // a branch of m, as catalogs before 12 stored it: its level and m's, m read at its cutoff, main at m's
+      rows(c, "insert into gnomon.branch (branch_id, branch_name, parent_id, cutoff, chain, snaps, main_snap, created_xid)"
+          + " select x.id, 'c', m.branch_id, pg_current_snapshot(), array[x.id, m.branch_id],"
+          + " array[null, pg_current_snapshot()], m.main_snap, pg_current_xact_id()"
+          + " from gnomon.branch m, (select nextval('gnomon.branch_seq')::int as id) x where m.branch_name = 'm'"
+          + " returning 1");
+      before = rows(c, "select b.branch_name || ' ' || (b.chain, b.snaps, b.main_snap)::gnomon.point::text"
+          + " from gnomon.branch b order by 1");
+    }
+    assertEquals(1, Catalog.install(db.dataSource()), "only version 12 is new");
+    try (Connection c = db.connect()) {
+      assertEquals(OptionalInt.of(12), Catalog.installedVersion(c));
+      assertEquals(before, rows(c, "select b.branch_name || ' ' || gnomon.branch_point(b)::text from gnomon.branch b order by 1"));
+      assertEquals(List.of("c false", "m true"), rows(c, "select branch_name || ' ' || (chain is null and snaps is null"
+          + " and main_snap is null) from gnomon.branch order by 1"));
+      assertEquals(List.of("c 2", "m 1"), rows(c, "select branch_name || ' ' || depth from gnomon.branches() order by 1"));
+      // a branch created now: no point stored for a branch of main, the full point for a branch of a branch
+      rows(c, "select gnomon.branch_create('m2')");
+      rows(c, "select gnomon.branch_create('c2', 'm2')");
+      assertEquals(List.of("c2 {" + id(c, "c2") + "," + id(c, "m2") + "} true", "m2 null null"),
+          rows(c, "select branch_name || ' ' || coalesce(chain::text, 'null') || ' '"
+              + " || coalesce((snaps[2]::text = (select cutoff::text from gnomon.branch where branch_name = 'c2'))::text, 'null')"
+              + " from gnomon.branch where branch_name in ('m2', 'c2') order by 1"));
+      assertEquals(List.of("t"), rows(c, "select gnomon.branch_point(b)::text = (array[b.branch_id], array[null::pg_snapshot],"
+          + " b.cutoff)::gnomon.point::text from gnomon.branch b where b.branch_name = 'm2'"));
+    }
+  }
+
+  private static String id(Connection c, String branch) throws SQLException {
+    return rows(c, "select branch_id from gnomon.branch where branch_name = " + quote(branch)).get(0);
+  }
+
+  /** A logged branch of main, now, as catalogs before version 12 wrote it (its point stored: {id}, {null}, the cutoff). */
+  private static void branchOfMainBeforeVersion12(Connection c, String name) throws SQLException {
+    rows(c, "insert into gnomon.branch (branch_id, branch_name, cutoff, chain, snaps, main_snap, created_xid)"
+        + " select x.id, " + quote(name) + ", pg_current_snapshot(), array[x.id], array[null::pg_snapshot],"
+        + " pg_current_snapshot(), pg_current_xact_id() from (select nextval('gnomon.branch_seq')::int as id) x returning 1");
   }
 
   private static void replaceCatalogVersion(Connection c, int version) throws SQLException {

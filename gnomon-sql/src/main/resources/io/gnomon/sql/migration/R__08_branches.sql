@@ -15,6 +15,19 @@ create or replace function gnomon.branch_schema(schema_name name) returns name
 language sql immutable strict as $$ select gnomon.object_name('gnomon_b_' || schema_name, '') $$;
 comment on function gnomon.branch_schema(name) is 'The schema of the branch views of a schema''s tracked tables: gnomon_b_<schema>.';
 
+-- A branch's point: the levels it reads through (chain, nearest first), the snapshot each is read at (snaps: null for
+-- the branch itself, now) and main's snapshot. The one reading of the catalog row's chain, snaps and main_snap: a
+-- branch of main stores them null (catalog version 12: they would be {branch_id}, {null} and its cutoff), a branch of a
+-- branch stores them. A SQL function of one expression, inlined where it is used, so that a read names the row's
+-- columns (the C module's load_point, gnomon-c/src/branch.c, reads the row the same way).
+create or replace function gnomon.branch_point(b gnomon.branch) returns gnomon.point
+language sql immutable parallel safe as $$
+  select (coalesce(b.chain, array[b.branch_id]), coalesce(b.snaps, array[null::pg_snapshot]),
+          coalesce(b.main_snap, b.cutoff))::gnomon.point
+$$;
+comment on function gnomon.branch_point(gnomon.branch) is
+  'A branch''s point, now: the levels it reads through (nearest first), the snapshot of each, and main''s snapshot (a branch of main stores none of them: {id}, {null}, its cutoff).';
+
 -- A branch by name (GN050 when there is none).
 create or replace function gnomon.find_branch(branch_name text) returns gnomon.branch
 language plpgsql stable set plan_cache_mode = force_custom_plan as $$
@@ -36,7 +49,7 @@ comment on function gnomon.find_branch(text) is 'The catalog row of a branch (GN
 create or replace function gnomon.branch_intact(b gnomon.branch) returns boolean
 language plpgsql stable as $$
 begin
-  return not exists (select 1 from unnest(b.chain) c(id)
+  return not exists (select 1 from unnest((gnomon.branch_point(b)).chain) c(id)
                       where c.id < 0 and not exists (select 1 from gnomon.scratch_alive a where a.branch_id = c.id));
 end $$;
 comment on function gnomon.branch_intact(gnomon.branch) is 'False when the branch, or a scratch branch it reads through, lost its rows in a crash or failover.';
@@ -44,7 +57,7 @@ comment on function gnomon.branch_intact(gnomon.branch) is 'False when the branc
 create or replace function gnomon.check_intact(b gnomon.branch) returns gnomon.branch
 language plpgsql stable as $$
 begin
-  if b.chain[1] > 0 and b.chain = array[b.branch_id] then return b; end if;  -- logged, forked from main
+  if b.branch_id > 0 and b.parent_id is null then return b; end if;  -- logged, forked from main
   if not gnomon.branch_intact(b) then
     raise exception using errcode = 'GN053',
       message = format('scratch branch %L lost its rows in a crash or failover of the server', b.branch_name),
@@ -203,11 +216,9 @@ create or replace function gnomon.branch_create_sql(branch_name text, parent tex
 language plpgsql as $$
 declare
   p gnomon.branch;
+  pp gnomon.point;
   cut pg_snapshot;
   id integer;
-  chain integer[];
-  snaps pg_snapshot[];
-  msnap pg_snapshot;
 begin
   if scratch is null or branch_name is null or length(branch_name) not between 1 and 200 or branch_name = 'main'
      or branch_name ~ '[[:cntrl:]]' then
@@ -240,13 +251,14 @@ begin
   end if;
   -- ids come from a sequence starting at 1: never 0
   id := case when scratch then -nextval('gnomon.branch_seq') else nextval('gnomon.branch_seq') end;
-  if p.branch_id is null then
-    chain := array[id]; snaps := array[null::pg_snapshot]; msnap := cut;
-  else
-    chain := id || p.chain; snaps := array[null::pg_snapshot, cut] || p.snaps[2:]; msnap := p.main_snap;
+  -- a branch of main stores no point (gnomon.branch_point: {id}, {null}, its cutoff); a branch of a branch stores its
+  -- own level in front of its parent's point, the parent's levels read at this branch's cutoff
+  if p.branch_id is not null then
+    pp := gnomon.branch_point(p);
+    pp := (id || pp.chain, array[null::pg_snapshot, cut] || pp.snaps[2:], pp.main_snap)::gnomon.point;
   end if;
   insert into gnomon.branch (branch_id, branch_name, parent_id, cutoff, chain, snaps, main_snap, created_xid)
-  values (id, branch_name, p.branch_id, cut, chain, snaps, msnap, pg_current_xact_id())
+  values (id, branch_name, p.branch_id, cut, pp.chain, pp.snaps, pp.main_snap, pg_current_xact_id())
   on conflict on constraint branch_branch_name_key do nothing;
   if not found then
     raise exception using errcode = 'GN051', message = format('branch %L already exists', branch_name),
@@ -375,7 +387,7 @@ returns table (branch_name text, branch_id integer, parent text, cutoff text, ki
 language sql stable as $$
   select b.branch_name, b.branch_id, coalesce(p.branch_name, 'main'), gnomon.coordinate_text(b.cutoff::text),
          case when b.branch_id < 0 then 'scratch' else 'logged' end, gnomon.branch_intact(b),
-         array_length(b.chain, 1), b.created_at
+         cardinality((gnomon.branch_point(b)).chain), b.created_at
     from gnomon.branch b left join gnomon.branch p on p.branch_id = b.parent_id
    order by b.branch_name collate "default"
 $$;
@@ -477,7 +489,7 @@ end $$;
 comment on function gnomon.current_branch() is 'The branch selected by gnomon.branch_use() (GN054 when none, GN041 when gnomon.branch holds no branch id, GN050 when it was dropped, GN053 when it lost its rows).';
 
 create or replace function gnomon.current_point() returns gnomon.point
-language sql stable as $$ select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.current_branch() b $$;
+language sql stable as $$ select gnomon.branch_point(b) from gnomon.current_branch() b $$;
 comment on function gnomon.current_point() is 'The point of the selected branch, now.';
 
 -- The point to read: main or a branch, now (coordinate null) or as of a coordinate on it.
@@ -485,6 +497,7 @@ create or replace function gnomon.point(branch_name text default 'main', coordin
 language plpgsql stable as $$
 declare
   b gnomon.branch;
+  p gnomon.point;
   snap pg_snapshot;
 begin
   if coordinate is not null then
@@ -494,8 +507,9 @@ begin
     return ('{}'::integer[], '{}'::pg_snapshot[], snap)::gnomon.point;
   end if;
   b := gnomon.check_intact(gnomon.find_branch(branch_name));
+  p := gnomon.branch_point(b);
   if snap is null then
-    return (b.chain, b.snaps, b.main_snap)::gnomon.point;
+    return p;
   end if;
   if not pg_visible_in_snapshot(b.created_xid, snap) then
     raise exception using errcode = 'GN012',
@@ -503,13 +517,15 @@ begin
       detail = format('The branch was created at %s.', b.created_at),
       hint = 'Read the branch as of a coordinate captured after it was created, or read its parent.';
   end if;
-  return (b.chain, snap || b.snaps[2:], b.main_snap)::gnomon.point;
+  return (p.chain, snap || p.snaps[2:], p.main_snap)::gnomon.point;
 end $$;
 comment on function gnomon.point(text, text) is 'A point to read or diff: main or a branch, now or as of a coordinate (GN050, GN010, GN011, GN012).';
 
 -- The point a branch starts from: its parent at its cutoff.
 create or replace function gnomon.parent_point(b gnomon.branch) returns gnomon.point
-language sql immutable as $$ select (b.chain[2:], b.snaps[2:], b.main_snap)::gnomon.point $$;
+language sql immutable as $$
+  select ((s.p).chain[2:], (s.p).snaps[2:], (s.p).main_snap)::gnomon.point from (select gnomon.branch_point(b) as p) s
+$$;
 comment on function gnomon.parent_point(gnomon.branch) is 'Internal: the point a branch starts from (its parent at its cutoff).';
 
 -- Raised by a read of a table at a point whose main snapshot predates the table's tracking.
@@ -801,9 +817,9 @@ $b$, tt.track_xid::text, tt.table_id, s_cols, keys_a, keys_b, bimg, img_b, bh, r
                          '%PRUNE_B%', case when rb = bt then 'and b.g_branch >= least(1, gnomon.selected_branch_id())' else '' end),
                          -- a branch's main snapshot is never null: no test of it (a Result node fewer)
                          '%MSNAP%', ''),
-                         '%SRC%', '(select coalesce((select (b.chain, b.snaps, b.main_snap)::gnomon.point from gnomon.branch b '
+                         '%SRC%', '(select coalesce((select gnomon.branch_point(b) from gnomon.branch b '
                                           'where b.branch_id = gnomon.selected_branch_id() '
-                                          'and (0 < all (b.chain) or gnomon.branch_intact(b)) and ' || replace(too_old, '$p', '(b.chain, b.snaps, b.main_snap)::gnomon.point')
+                                          'and (0 < all ((gnomon.branch_point(b)).chain) or gnomon.branch_intact(b)) and ' || replace(too_old, '$p', 'gnomon.branch_point(b)')
                                           || '), gnomon.current_point()) as q offset 0)'));
   -- With the C module's branch read enabled (gnomon.branch_c_enabled()), the view reads through
   -- gnomon.branch_pick_c instead: one UNION ALL of main's live rows, the branch rows, the branch history and main's

@@ -169,6 +169,7 @@ declare
   s gnomon.point; t gnomon.point;
   i integer; j integer;
   l gnomon.branch;
+  lp gnomon.point;
   snap pg_snapshot;
 begin
   last := (select m.theirs from gnomon.merge m
@@ -186,7 +187,8 @@ begin
     if j is not null then
       select * into l from gnomon.branch b where b.branch_id = s.chain[i];
       snap := gnomon.older_snapshot(s.snaps[i], t.snaps[j]);
-      return (l.chain, snap || l.snaps[2:], l.main_snap)::gnomon.point;
+      lp := gnomon.branch_point(l);
+      return (lp.chain, snap || lp.snaps[2:], lp.main_snap)::gnomon.point;
     end if;
   end loop;
   return ('{}'::integer[], '{}'::pg_snapshot[], gnomon.older_snapshot(s.main_snap, t.main_snap))::gnomon.point;
@@ -1002,7 +1004,7 @@ begin
   if not dry_run and target = 'main' and source is distinct from 'main'
      and gnomon.setting('gnomon.merge_direct')::boolean
      and exists (select 1 from gnomon.branch b
-                  where b.branch_name = source and cardinality(b.chain) = 1
+                  where b.branch_name = source and b.parent_id is null
                     and not exists (select 1 from gnomon.merge x
                                      where least(x.source_id, x.target_id) = 0 and greatest(x.source_id, x.target_id) = b.branch_id
                                        and x.status in ('applied', 'nothing'))) then

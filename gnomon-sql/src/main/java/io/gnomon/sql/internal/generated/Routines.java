@@ -11,6 +11,7 @@ import io.gnomon.sql.internal.generated.routines.BranchCreateSql;
 import io.gnomon.sql.internal.generated.routines.BranchDrop;
 import io.gnomon.sql.internal.generated.routines.BranchIntact;
 import io.gnomon.sql.internal.generated.routines.BranchLabel;
+import io.gnomon.sql.internal.generated.routines.BranchPoint;
 import io.gnomon.sql.internal.generated.routines.BranchRename;
 import io.gnomon.sql.internal.generated.routines.BranchRowsDrop;
 import io.gnomon.sql.internal.generated.routines.BranchSchema;
@@ -494,6 +495,44 @@ public class Routines {
     ) {
         BranchLabel f = new BranchLabel();
         f.setBranchId(branchId);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.branch_point</code>
+     */
+    public static PointRecord branchPoint(
+          Configuration configuration
+        , BranchRecord b
+    ) {
+        BranchPoint f = new BranchPoint();
+        f.setB(b);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.branch_point</code> as a field.
+     */
+    public static Field<PointRecord> branchPoint(
+          BranchRecord b
+    ) {
+        BranchPoint f = new BranchPoint();
+        f.setB(b);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.branch_point</code> as a field.
+     */
+    public static Field<PointRecord> branchPoint(
+          Field<BranchRecord> b
+    ) {
+        BranchPoint f = new BranchPoint();
+        f.setB(b);
 
         return f.asField();
     }

@@ -83,19 +83,25 @@ public class Branch extends TableImpl<BranchRecord> {
     public final TableField<BranchRecord, String> CUTOFF = createField(DSL.name("cutoff"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\"").nullable(false), this, "", new PgSnapshotBinding());
 
     /**
-     * The column <code>gnomon.branch.chain</code>.
+     * The column <code>gnomon.branch.chain</code>. The levels a read goes
+     * through, nearest first (this branch, its parent, ...); null for a branch
+     * of main: {branch_id}. Read it through gnomon.branch_point().
      */
-    public final TableField<BranchRecord, Integer[]> CHAIN = createField(DSL.name("chain"), SQLDataType.INTEGER.array().nullable(false), this, "");
+    public final TableField<BranchRecord, Integer[]> CHAIN = createField(DSL.name("chain"), SQLDataType.INTEGER.array(), this, "The levels a read goes through, nearest first (this branch, its parent, ...); null for a branch of main: {branch_id}. Read it through gnomon.branch_point().");
 
     /**
-     * The column <code>gnomon.branch.snaps</code>.
+     * The column <code>gnomon.branch.snaps</code>. The snapshot each level of
+     * chain is read at (null: now, for the branch itself); null for a branch of
+     * main: {null}. Read it through gnomon.branch_point().
      */
-    public final TableField<BranchRecord, Object[]> SNAPS = createField(DSL.name("snaps"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\"").array().nullable(false), this, "");
+    public final TableField<BranchRecord, Object[]> SNAPS = createField(DSL.name("snaps"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\"").array(), this, "The snapshot each level of chain is read at (null: now, for the branch itself); null for a branch of main: {null}. Read it through gnomon.branch_point().");
 
     /**
-     * The column <code>gnomon.branch.main_snap</code>.
+     * The column <code>gnomon.branch.main_snap</code>. The snapshot main is
+     * read at; null for a branch of main: its cutoff. Read it through
+     * gnomon.branch_point().
      */
-    public final TableField<BranchRecord, String> MAIN_SNAP = createField(DSL.name("main_snap"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\"").nullable(false), this, "", new PgSnapshotBinding());
+    public final TableField<BranchRecord, String> MAIN_SNAP = createField(DSL.name("main_snap"), DefaultDataType.getDefaultDataType("\"pg_catalog\".\"pg_snapshot\""), this, "The snapshot main is read at; null for a branch of main: its cutoff. Read it through gnomon.branch_point().", new PgSnapshotBinding());
 
     /**
      * The column <code>gnomon.branch.created_xid</code>.

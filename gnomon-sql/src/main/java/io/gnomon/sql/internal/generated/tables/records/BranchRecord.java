@@ -78,42 +78,54 @@ public class BranchRecord extends UpdatableRecordImpl<BranchRecord> {
     }
 
     /**
-     * Setter for <code>gnomon.branch.chain</code>.
+     * Setter for <code>gnomon.branch.chain</code>. The levels a read goes
+     * through, nearest first (this branch, its parent, ...); null for a branch
+     * of main: {branch_id}. Read it through gnomon.branch_point().
      */
     public void setChain(Integer[] value) {
         set(4, value);
     }
 
     /**
-     * Getter for <code>gnomon.branch.chain</code>.
+     * Getter for <code>gnomon.branch.chain</code>. The levels a read goes
+     * through, nearest first (this branch, its parent, ...); null for a branch
+     * of main: {branch_id}. Read it through gnomon.branch_point().
      */
     public Integer[] getChain() {
         return (Integer[]) get(4);
     }
 
     /**
-     * Setter for <code>gnomon.branch.snaps</code>.
+     * Setter for <code>gnomon.branch.snaps</code>. The snapshot each level of
+     * chain is read at (null: now, for the branch itself); null for a branch of
+     * main: {null}. Read it through gnomon.branch_point().
      */
     public void setSnaps(Object[] value) {
         set(5, value);
     }
 
     /**
-     * Getter for <code>gnomon.branch.snaps</code>.
+     * Getter for <code>gnomon.branch.snaps</code>. The snapshot each level of
+     * chain is read at (null: now, for the branch itself); null for a branch of
+     * main: {null}. Read it through gnomon.branch_point().
      */
     public Object[] getSnaps() {
         return (Object[]) get(5);
     }
 
     /**
-     * Setter for <code>gnomon.branch.main_snap</code>.
+     * Setter for <code>gnomon.branch.main_snap</code>. The snapshot main is
+     * read at; null for a branch of main: its cutoff. Read it through
+     * gnomon.branch_point().
      */
     public void setMainSnap(String value) {
         set(6, value);
     }
 
     /**
-     * Getter for <code>gnomon.branch.main_snap</code>.
+     * Getter for <code>gnomon.branch.main_snap</code>. The snapshot main is
+     * read at; null for a branch of main: its cutoff. Read it through
+     * gnomon.branch_point().
      */
     public String getMainSnap() {
         return (String) get(6);
