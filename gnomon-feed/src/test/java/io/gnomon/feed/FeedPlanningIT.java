@@ -63,26 +63,7 @@ class FeedPlanningIT extends FeedTestBase {
 
     // the plans inside every page, read after one another without acknowledging (the comparison below reads them
     // again, acknowledged, once their kept batch orders are gone)
-    String plans;
-    try (Connection c = connect(); Statement st = c.createStatement()) {
-      sql(c, "load 'auto_explain'", "set auto_explain.log_min_duration = 0",
-          "set auto_explain.log_nested_statements = on", "set client_min_messages = log");
-      StringBuilder log = new StringBuilder();
-      String after = one(c, "select gnomon.feed_position('pl_unanalyzed')");
-      int pages = 0;
-      while (after != null && pages++ < 1000) {
-        st.clearWarnings();
-        try (ResultSet rs = st.executeQuery("select (array_agg(event_position))[count(*)] from"
-            + " gnomon.feed_read('pl_unanalyzed', 7, '" + after + "')")) {
-          rs.next();
-          after = rs.getString(1);
-        }
-        for (SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
-          log.append(w.getMessage()).append('\n');
-        }
-      }
-      plans = plansOf(log.toString());
-    }
+    String plans = pagePlans("pl_unanalyzed");
     String partName = part.replace("gnomon_t.", "");
     assertTrue(plans.contains("Bitmap Index Scan on " + brin.replace("gnomon_t.", "")),
         "the versions were found through the BRIN index:\n" + plans);
@@ -149,26 +130,7 @@ class FeedPlanningIT extends FeedTestBase {
     assertEquals("0", one("select brin_summarize_new_values('" + brin + "')"),
         "gnomon.tick() summarized every new range of a branch history a consumer follows");
 
-    String plans;
-    try (Connection c = connect(); Statement st = c.createStatement()) {
-      sql(c, "load 'auto_explain'", "set auto_explain.log_min_duration = 0",
-          "set auto_explain.log_nested_statements = on", "set client_min_messages = log");
-      StringBuilder log = new StringBuilder();
-      String after = one(c, "select gnomon.feed_position('plb_unanalyzed')");
-      int pages = 0;
-      while (after != null && pages++ < 1000) {
-        st.clearWarnings();
-        try (ResultSet rs = st.executeQuery("select (array_agg(event_position))[count(*)] from"
-            + " gnomon.feed_read('plb_unanalyzed', 7, '" + after + "')")) {
-          rs.next();
-          after = rs.getString(1);
-        }
-        for (SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
-          log.append(w.getMessage()).append('\n');
-        }
-      }
-      plans = plansOf(log.toString());
-    }
+    String plans = pagePlans("plb_unanalyzed");
     String partName = part.replace("gnomon_t.", "");
     assertTrue(plans.contains("Bitmap Index Scan on " + brin.replace("gnomon_t.", "")),
         "the versions were found through the BRIN index:\n" + plans);
@@ -212,4 +174,31 @@ class FeedPlanningIT extends FeedTestBase {
     }
     return all;
   }
+
+  /**
+   * The plans (auto_explain, nested statements) of every page a consumer reads from its position, one page after
+   * another without acknowledging.
+   */
+  private String pagePlans(String consumer) throws Exception {
+    try (Connection c = connect(); Statement st = c.createStatement()) {
+      sql(c, "load 'auto_explain'", "set auto_explain.log_min_duration = 0",
+          "set auto_explain.log_nested_statements = on", "set client_min_messages = log");
+      StringBuilder log = new StringBuilder();
+      String after = one(c, "select gnomon.feed_position('" + consumer + "')");
+      int pages = 0;
+      while (after != null && pages++ < 1000) {
+        st.clearWarnings();
+        try (ResultSet rs = st.executeQuery("select (array_agg(event_position))[count(*)] from"
+            + " gnomon.feed_read('" + consumer + "', 7, '" + after + "')")) {
+          rs.next();
+          after = rs.getString(1);
+        }
+        for (SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
+          log.append(w.getMessage()).append('\n');
+        }
+      }
+      return plansOf(log.toString());
+    }
+  }
+
 }
