@@ -250,8 +250,11 @@ render_value(StringInfo buf, ImageCol *c, Datum v, bool isnull)
 			}
 			break;
 		case JC_OTHER:
-			/* text and varchar escaped from the value itself (textout would copy it first) */
-			if (c->typoid == TEXTOID || c->typoid == VARCHAROID)
+			/*
+			 * text, varchar and char(n) escaped from the value itself (their output functions, textout, varcharout and
+			 * bpcharout, would copy it first, padding and all, and escape_json goes a byte at a time)
+			 */
+			if (c->typoid == TEXTOID || c->typoid == VARCHAROID || c->typoid == BPCHAROID)
 			{
 				text	   *t = DatumGetTextPP(v);
 
