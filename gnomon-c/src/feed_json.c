@@ -128,6 +128,7 @@ gnomon_image_init(Image *img, int n, char **names, TupleDesc desc, int first, bo
 		escape_json(&label, names[k]);
 		appendStringInfoChar(&label, ':');
 		c->label = label.data;
+		c->label_len = label.len;
 		categorize(TupleDescAttr(desc, c->attno - 1)->atttypid, c);
 	}
 }
@@ -144,8 +145,28 @@ escape_json_bytes(StringInfo buf, const char *str, int len)
 	appendStringInfoCharMacro(buf, '"');
 	for (int i = 0; i < len; i++)
 	{
-		unsigned char ch = (unsigned char) str[i];
+		unsigned char ch;
 
+		/*
+		 * eight bytes at a time while none of them needs an escape: no byte below 0x20, no '"' (0x22), no '\\'
+		 * (0x5c); the classic test for a zero byte in a word, on the word, on it xor '"' and on it xor '\\' (it
+		 * may flag a byte that needs none, 0x80 and up above a byte that does; the loop below then decides)
+		 */
+		while (i + 8 <= len)
+		{
+			uint64		w;
+
+			memcpy(&w, str + i, 8);
+#define GNOMON_HAS_LESS(x, n) (((x) - UINT64CONST(0x0101010101010101) * (n)) & ~(x) & UINT64CONST(0x8080808080808080))
+#define GNOMON_HAS_ZERO(x) GNOMON_HAS_LESS(x, 1)
+			if (GNOMON_HAS_LESS(w, 0x20) || GNOMON_HAS_ZERO(w ^ UINT64CONST(0x2222222222222222)) ||
+				GNOMON_HAS_ZERO(w ^ UINT64CONST(0x5c5c5c5c5c5c5c5c)))
+				break;
+			i += 8;
+		}
+		if (i >= len)
+			break;
+		ch = (unsigned char) str[i];
 		if (ch >= ' ' && ch != '"' && ch != '\\')
 			continue;
 		appendBinaryStringInfo(buf, str + run, i - run);
@@ -250,8 +271,11 @@ render_value(StringInfo buf, ImageCol *c, Datum v, bool isnull)
 			}
 			break;
 		case JC_OTHER:
-			/* text and varchar escaped from the value itself (textout would copy it first) */
-			if (c->typoid == TEXTOID || c->typoid == VARCHAROID)
+			/*
+			 * text, varchar and char(n) escaped from the value itself (their output functions, textout, varcharout and
+			 * bpcharout, would copy it first, padding and all, and escape_json goes a byte at a time)
+			 */
+			if (c->typoid == TEXTOID || c->typoid == VARCHAROID || c->typoid == BPCHAROID)
 			{
 				text	   *t = DatumGetTextPP(v);
 
@@ -281,7 +305,7 @@ gnomon_render_image(Image *img, HeapTuple tup, TupleDesc desc, StringInfo buf, M
 		bool		isnull;
 		Datum		v = heap_getattr(tup, c->attno, desc, &isnull);
 
-		appendStringInfoString(buf, c->label);
+		appendBinaryStringInfo(buf, c->label, c->label_len);
 		render_value(buf, c, v, isnull);
 	}
 	appendStringInfoChar(buf, '}');

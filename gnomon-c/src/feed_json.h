@@ -30,6 +30,7 @@ typedef enum JsonCat
 typedef struct ImageCol
 {
 	char	   *label;
+	int			label_len;
 	int			attno;
 	Oid			typoid;			/* the base type (json_categorize_type looks through domains) */
 	JsonCat		cat;

@@ -44,6 +44,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
+#include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
@@ -87,19 +88,31 @@ typedef struct KeyCmp
 	Oid		   *collations;
 	TupleDesc	desc;
 	Version    *vers;
+	/* each version's key values, taken from its tuple once: version i's column k at [i * nkeys + k] */
+	Datum	   *values;
+	bool	   *nulls;
+	/* one int4 or int8 key column: compared as integers, without its comparison function */
+	Oid			int_key;
 } KeyCmp;
 
 
-/* Two versions' keys compared with their types' btree order (the SQL page's window partitions by them) */
+/* Two versions' keys (their numbers) compared with their types' btree order (the SQL page's window partitions by them) */
 static int
-compare_keys(KeyCmp *kc, Version *va, Version *vb)
+compare_keys(KeyCmp *kc, int a, int b)
 {
+	if (kc->int_key != InvalidOid && !kc->nulls[a] && !kc->nulls[b])
+	{
+		int64		ia = kc->int_key == INT4OID ? DatumGetInt32(kc->values[a]) : DatumGetInt64(kc->values[a]);
+		int64		ib = kc->int_key == INT4OID ? DatumGetInt32(kc->values[b]) : DatumGetInt64(kc->values[b]);
+
+		return ia < ib ? -1 : ia > ib ? 1 : 0;
+	}
 	for (int k = 0; k < kc->nkeys; k++)
 	{
-		bool		na,
-					nb;
-		Datum		da = heap_getattr(va->tup, kc->attnos[k], kc->desc, &na);
-		Datum		db = heap_getattr(vb->tup, kc->attnos[k], kc->desc, &nb);
+		bool		na = kc->nulls[a * kc->nkeys + k],
+					nb = kc->nulls[b * kc->nkeys + k];
+		Datum		da = kc->values[a * kc->nkeys + k];
+		Datum		db = kc->values[b * kc->nkeys + k];
 		int32		r;
 
 		if (na || nb)
@@ -115,14 +128,33 @@ compare_keys(KeyCmp *kc, Version *va, Version *vb)
 	return 0;
 }
 
+/* A version's place in the sort by an integer key: the key, the version key, the version's number */
+typedef struct IntKeyed
+{
+	int64		key;
+	int64		vid;
+	int			i;
+} IntKeyed;
+
+/* sort_int_keyed: by key, then version key, the comparison inlined (no function call per comparison) */
+#define ST_SORT sort_int_keyed
+#define ST_ELEMENT_TYPE IntKeyed
+#define ST_COMPARE(a, b) ((a)->key != (b)->key ? ((a)->key < (b)->key ? -1 : 1) \
+						  : (a)->vid < (b)->vid ? -1 : (a)->vid > (b)->vid ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 /* qsort_arg: by key, then version key */
 static int
 cmp_key(const void *a, const void *b, void *arg)
 {
 	KeyCmp	   *kc = (KeyCmp *) arg;
-	Version    *va = &kc->vers[*(const int *) a];
-	Version    *vb = &kc->vers[*(const int *) b];
-	int			r = compare_keys(kc, va, vb);
+	int			ia = *(const int *) a;
+	int			ib = *(const int *) b;
+	Version    *va = &kc->vers[ia];
+	Version    *vb = &kc->vers[ib];
+	int			r = compare_keys(kc, ia, ib);
 
 	if (r != 0)
 		return r;
@@ -641,12 +673,49 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 		kc.cmp[k] = &tc->cmp_proc_finfo;
 		kc.collations[k] = a->attcollation;
 	}
+	/* btint4cmp and btint8cmp order as the integers do */
+	kc.int_key = InvalidOid;
+	if (nkeys == 1)
+	{
+		Oid			t = TupleDescAttr(hdesc, key_attnos[0] - 1)->atttypid;
+
+		if ((t == INT4OID && kc.cmp[0]->fn_oid == F_BTINT4CMP) || (t == INT8OID && kc.cmp[0]->fn_oid == F_BTINT8CMP))
+			kc.int_key = t;
+	}
+	kc.values = palloc(sizeof(Datum) * Max(nvers, 1) * nkeys);
+	kc.nulls = palloc(sizeof(bool) * Max(nvers, 1) * nkeys);
+	for (int i = 0; i < nvers; i++)
+		for (int k = 0; k < nkeys; k++)
+			kc.values[i * nkeys + k] = heap_getattr(vers[i].tup, key_attnos[k], hdesc, &kc.nulls[i * nkeys + k]);
 	perm = palloc(sizeof(int) * Max(nvers, 1));
 	for (int i = 0; i < nvers; i++)
 		perm[i] = i;
-	qsort_arg(perm, nvers, sizeof(int), cmp_key, &kc);
+	if (kc.int_key != InvalidOid)
+	{
+		/* (a primary key has no nulls: compare_keys's integer order) */
+		IntKeyed   *ik = palloc(sizeof(IntKeyed) * Max(nvers, 1));
+		bool		sortable = true;
+
+		for (int i = 0; i < nvers && sortable; i++)
+		{
+			sortable = !kc.nulls[i];
+			ik[i].key = kc.int_key == INT4OID ? DatumGetInt32(kc.values[i]) : DatumGetInt64(kc.values[i]);
+			ik[i].vid = vers[i].vid;
+			ik[i].i = i;
+		}
+		if (sortable)
+		{
+			sort_int_keyed(ik, nvers);
+			for (int i = 0; i < nvers; i++)
+				perm[i] = ik[i].i;
+		}
+		else
+			qsort_arg(perm, nvers, sizeof(int), cmp_key, &kc);
+	}
+	else
+		qsort_arg(perm, nvers, sizeof(int), cmp_key, &kc);
 	for (int i = 0; i + 1 < nvers; i++)
-		if (compare_keys(&kc, &vers[perm[i]], &vers[perm[i + 1]]) == 0)
+		if (compare_keys(&kc, perm[i], perm[i + 1]) == 0)
 			vers[perm[i]].next = perm[i + 1];
 
 	/* the key and the before image of every version */

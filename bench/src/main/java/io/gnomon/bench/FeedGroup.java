@@ -28,6 +28,11 @@ import java.util.stream.IntStream;
 final class FeedGroup {
   /** Events per Gnomon page and per wal2json call in the side-by-side consumption: one tick's batch, as in PgQ. */
   static final int PAGE = FeedSetup.TICK_EVERY;
+  /**
+   * The consumers of the side-by-side rotation, by number: the SQL page, PgQ, wal2json, the SQL page reading ahead,
+   * the C page reader, the C page reader reading ahead.
+   */
+  private static final String[] SYSTEMS = {"Gnomon", "PgQ", "wal2json", "Gnomon-RA", "Gnomon-C", "Gnomon-C-RA"};
 
   private FeedGroup() {}
 
@@ -73,6 +78,7 @@ final class FeedGroup {
     List<String> readers = prefixed("images_", names.apply(repeats));
     List<String> aheadReaders = prefixed("images_ahead_", names.apply(repeats));
     List<String> cReaders = prefixed("images_c_", names.apply(repeats));
+    List<String> cAheadReaders = prefixed("images_c_ahead_", names.apply(repeats));
     List<String> drainers = prefixed("drain_", names.apply(sizes.drainRepeats() + 1)); // + 1 for the plan
     for (String name : readers) {
       feed.register(name, table, at, true);
@@ -81,6 +87,9 @@ final class FeedGroup {
       feed.register(name, table, at, true);
     }
     for (String name : cReaders) {
+      feed.register(name, table, at, true);
+    }
+    for (String name : cAheadReaders) {
       feed.register(name, table, at, true);
     }
     for (String name : drainers) {
@@ -153,19 +162,23 @@ final class FeedGroup {
     List<double[]> gAheadCpu = new ArrayList<>();
     List<double[]> gC = new ArrayList<>();
     List<double[]> gCCpu = new ArrayList<>();
+    List<double[]> gCAhead = new ArrayList<>();
+    List<double[]> gCAheadCpu = new ArrayList<>();
     for (int r = 0; r < repeats; r++) {
-      double[] rate = new double[5];
-      double[] cpuRate = new double[5];
-      for (int k = 0; k < 5; k++) {
-        int system = (r + k) % 5;
-        if (system == 4 && noC.isPresent()) {
+      double[] rate = new double[SYSTEMS.length];
+      double[] cpuRate = new double[SYSTEMS.length];
+      for (int k = 0; k < SYSTEMS.length; k++) {
+        int system = (r + k) % SYSTEMS.length;
+        if ((system == 4 || system == 5) && noC.isPresent()) {
           rate[system] = Double.NaN;
           cpuRate[system] = Double.NaN;
           continue;
         }
-        Db.exec(run.c(), "set gnomon.feed_page_c = " + (system == 4 ? "on" : "off"));
+        String cPage = system == 4 || system == 5 ? "on" : "off";
+        Db.exec(run.c(), "set gnomon.feed_page_c = " + cPage);
+        Db.exec(fetch, "set gnomon.feed_page_c = " + cPage);
         FeedConsumers.Consumption d = consume(system, r, run, consumers, readers, aheadReaders, cReaders,
-            pgqConsumers, slots, noPgq.isEmpty(), noW2j.isEmpty());
+            cAheadReaders, pgqConsumers, slots, noPgq.isEmpty(), noW2j.isEmpty());
         rate[system] = d == null ? Double.NaN : d.rowsPerSecond();
         cpuRate[system] = d == null ? Double.NaN : d.rowsPerCpuSecond();
       }
@@ -179,6 +192,8 @@ final class FeedGroup {
       gAheadCpu.add(new double[] {cpuRate[3], Double.NaN});
       gC.add(new double[] {rate[4], rate[0]});
       gCCpu.add(new double[] {cpuRate[4], cpuRate[0]});
+      gCAhead.add(new double[] {rate[5], rate[4]});
+      gCAheadCpu.add(new double[] {cpuRate[5], cpuRate[4]});
     }
     Db.exec(run.c(), "reset gnomon.feed_page_c");
     if (noC.isEmpty()) {
@@ -246,6 +261,14 @@ final class FeedGroup {
           + " page, same repeat"));
       rows.add(Metric.paired("feed_images_c_vs_sql_cpu", "rows/CPU-s", gCCpu, null, "as feed_images_c_vs_sql, per"
           + " CPU-second of the server process plus the consuming thread"));
+      rows.add(FeedRun.valueMetric("feed_images_c_read_ahead_rows_per_s", "rows/s", gCAhead.stream()
+              .map(p -> new double[] {p[0], Double.NaN}).toList(), null, "the C page reader's consumer reading"
+              + " ahead (as feed_images_read_ahead: Feed.pollAfter of the next page on a second connection while this"
+              + " one's events go to JSON bytes and are acknowledged)"));
+      rows.add(Metric.paired("feed_images_c_read_ahead_vs_c", "rows/s", gCAhead, null, "the C page reader's"
+          + " consumer, reading ahead vs not, same repeat"));
+      rows.add(Metric.paired("feed_images_c_read_ahead_vs_c_cpu", "rows/CPU-s", gCAheadCpu, null, "as"
+          + " feed_images_c_read_ahead_vs_c, per CPU-second of both server processes plus both threads"));
     } else {
       rows.add(FeedRun.unavailable("feed_images_c_rows_per_s", "rows/s", noC.get()));
     }
@@ -266,7 +289,8 @@ final class FeedGroup {
   }
 
   private static FeedConsumers.Consumption consume(int system, int r, FeedRun run, FeedConsumers consumers,
-      List<String> readers, List<String> aheadReaders, List<String> cReaders, List<String> pgqConsumers,
+      List<String> readers, List<String> aheadReaders, List<String> cReaders, List<String> cAheadReaders,
+      List<String> pgqConsumers,
       List<String> slots, boolean pgq, boolean w2j) throws SQLException {
     long events = run.sizes().versions();
     FeedConsumers.Consumption d;
@@ -279,6 +303,9 @@ final class FeedGroup {
         break;
       case 3:
         d = consumers.gnomonReadAhead(run.feed(), run.c(), aheadReaders.get(r), PAGE, events);
+        break;
+      case 5:
+        d = consumers.gnomonReadAhead(run.feed(), run.c(), cAheadReaders.get(r), PAGE, events);
         break;
       case 1:
         if (!pgq) {
@@ -294,7 +321,7 @@ final class FeedGroup {
     }
     run.log().log("consume %-9s repeat %d: %,9.0f rows/s (%,d events, %d batches, %.2f s of which %.2f s to JSON in"
             + " Java; %.0f JSON bytes per event; %s)",
-        new String[] {"Gnomon", "PgQ", "wal2json", "Gnomon-RA", "Gnomon-C"}[system], r,
+        SYSTEMS[system], r,
         d.rowsPerSecond(), d.events(), d.pages(), d.seconds(), d.jsonSeconds(), (double) d.jsonBytes() / d.events(),
         d.cpuPerEvent());
     return d;

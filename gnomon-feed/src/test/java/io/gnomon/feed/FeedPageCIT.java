@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
  * SQL page ({@code set gnomon.feed_page_c = off}): on a random history of a table with a column of every kind the
  * images render differently (text with quotes, backslashes, control characters and four-byte UTF-8; TOASTed text;
  * numeric with NaN; float8 with NaN and infinities; jsonb; an array; an enum; a domain; a composite; timestamptz,
- * date, boolean; NULLs), with inserts, updates, deletes and key updates in transactions of one to thirty writes, its
+ * date, boolean; char(n), blank-padded, with the same texts; NULLs), with inserts, updates, deletes and key updates in transactions of one to thirty writes, its
  * history rolled into a second partition halfway (a key's next version in either), and of
  * FeedBatchOrderIT's two tables written by interleaved transactions (xids out of commit order, split transactions),
  * two consumers of main from the same start (and two more from a coordinate taken while transactions were open) read
@@ -39,7 +39,7 @@ class FeedPageCIT extends FeedTestBase {
         "create domain fc_pos as integer check (value > 0)",
         "create type fc_pair as (x integer, y text)",
         "create table fc_t (id integer primary key, s text, n numeric, f float8, j jsonb, a text[], e fc_mood,"
-            + " d fc_pos, p fc_pair, ts timestamptz, dt date, b boolean)",
+            + " d fc_pos, p fc_pair, ts timestamptz, dt date, b boolean, ch char(12))",
         "select gnomon.track('public.fc_t')");
     List<String> tables = new ArrayList<>(FeedBatchOrderIT.trackTables(this));
     tables.add("public.fc_t");
@@ -131,10 +131,10 @@ class FeedPageCIT extends FeedTestBase {
           + " where id = " + id);
       default -> {
         try (PreparedStatement ps = c.prepareStatement("insert into fc_t values (?, ?, ?::numeric, ?::float8, ?::jsonb,"
-            + " ?::text[], ?::fc_mood, ?::fc_pos, row(?, ?)::fc_pair, ?::timestamptz, ?::date, ?::boolean)"
-            + " on conflict (id) do update set s = excluded.s, n = excluded.n, f = excluded.f, j = excluded.j,"
-            + " a = excluded.a, e = excluded.e, d = excluded.d, p = excluded.p, ts = excluded.ts, dt = excluded.dt,"
-            + " b = excluded.b")) {
+            + " ?::text[], ?::fc_mood, ?::fc_pos, row(?, ?)::fc_pair, ?::timestamptz, ?::date, ?::boolean,"
+            + " ?::char(12)) on conflict (id) do update set s = excluded.s, n = excluded.n, f = excluded.f,"
+            + " j = excluded.j, a = excluded.a, e = excluded.e, d = excluded.d, p = excluded.p, ts = excluded.ts,"
+            + " dt = excluded.dt, b = excluded.b, ch = excluded.ch")) {
           ps.setInt(1, id);
           ps.setString(2, maybe(r, TEXTS[r.nextInt(TEXTS.length)]));
           ps.setString(3, maybe(r, new String[] {"1.50", "-0.000001", "NaN", "12345678901234567890.1"}[r.nextInt(4)]));
@@ -149,6 +149,8 @@ class FeedPageCIT extends FeedTestBase {
               [r.nextInt(3)]));
           ps.setString(12, maybe(r, new String[] {"2026-02-28", "-infinity", "0044-03-15 BC"}[r.nextInt(3)]));
           ps.setString(13, maybe(r, r.nextBoolean() ? "true" : "false"));
+          // char(12): blank-padded, or cut to 12 characters by the cast
+          ps.setString(14, maybe(r, TEXTS[r.nextInt(TEXTS.length)]));
           ps.execute();
         }
       }

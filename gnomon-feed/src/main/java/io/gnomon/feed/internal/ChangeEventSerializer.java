@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import io.gnomon.feed.ChangeEvent;
+import io.gnomon.feed.Operation;
 import java.io.IOException;
 
 /**
@@ -53,6 +54,26 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
   private static final SerializableString POSITION = name("position");
   private static final SerializableString KEY = name("key");
 
+  // values that repeat from event to event, encoded once: constants, each operation's code, and the last database,
+  // schema, table and branch name written (a page's events share the same String instances: PageReader decodes each
+  // name once per run of equal rows)
+  private static final SerializableString VERSION_VALUE = name(FORMAT_VERSION);
+  private static final SerializableString GNOMON = name("gnomon");
+  private static final SerializableString TRUE = name("true");
+  private static final SerializableString FALSE = name("false");
+  private static final SerializableString[] OP_CODES = new SerializableString[Operation.values().length];
+
+  static {
+    for (Operation o : Operation.values()) {
+      OP_CODES[o.ordinal()] = name(o.code());
+    }
+  }
+
+  private final Encoded db = new Encoded();
+  private final Encoded schema = new Encoded();
+  private final Encoded table = new Encoded();
+  private final Encoded branch = new Encoded();
+
   /** The serializer Jackson instantiates for {@code @JsonSerialize(using = …)}. */
   public ChangeEventSerializer() {
     super(ChangeEvent.class);
@@ -66,20 +87,26 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
     boolean raw = g instanceof JsonGeneratorImpl;
     image(g, BEFORE, raw, e);
     image(g, AFTER, raw, e);
-    string(g, OP, e.op().code());
+    g.writeFieldName(OP);
+    g.writeString(OP_CODES[e.op().ordinal()]);
     g.writeFieldName(TS_MS);
     g.writeNumber(e.tsMs());
     g.writeFieldName(SOURCE);
     g.writeStartObject();
-    string(g, VERSION, FORMAT_VERSION);
-    string(g, CONNECTOR, "gnomon");
+    g.writeFieldName(VERSION);
+    g.writeString(VERSION_VALUE);
+    g.writeFieldName(CONNECTOR);
+    g.writeString(GNOMON);
     g.writeFieldName(TS_MS);
     g.writeNumber(e.tsMs());
-    string(g, SNAPSHOT, read ? "true" : "false");
-    string(g, DB, e.database());
-    string(g, SCHEMA, e.schema());
-    string(g, TABLE, e.table());
-    string(g, BRANCH, e.branch());
+    g.writeFieldName(SNAPSHOT);
+    g.writeString(read ? TRUE : FALSE);
+    // (a generator with its own escapes writes the names itself)
+    boolean encoded = g.getCharacterEscapes() == null && !g.isEnabled(JsonGenerator.Feature.ESCAPE_NON_ASCII);
+    db.write(g, DB, e.database(), encoded);
+    schema.write(g, SCHEMA, e.schema(), encoded);
+    table.write(g, TABLE, e.table(), encoded);
+    branch.write(g, BRANCH, e.branch(), encoded);
     number(g, TX_ID, read, e.xid());
     number(g, TICK, read, e.tick());
     number(g, VID, read, e.vid());
@@ -87,6 +114,29 @@ public final class ChangeEventSerializer extends StdSerializer<ChangeEvent> {
     g.writeEndObject();
     image(g, KEY, raw, e);
     g.writeEndObject();
+  }
+
+  /**
+   * A string field whose value is usually the one written last: that value's encoding is kept (the same String
+   * instance, or an equal one, is written from it) and replaced when another comes. Thread-safe: the value and its
+   * encoding are published together.
+   */
+  private static final class Encoded {
+    private volatile SerializedString last;
+
+    void write(JsonGenerator g, SerializableString field, String value, boolean encoded) throws IOException {
+      g.writeFieldName(field);
+      if (value == null || !encoded) {
+        g.writeString(value);
+        return;
+      }
+      SerializedString s = last;
+      if (s == null || (s.getValue() != value && !s.getValue().equals(value))) {
+        s = (SerializedString) name(value);
+        last = s;
+      }
+      g.writeString(s);
+    }
   }
 
   private static SerializableString name(String field) {
