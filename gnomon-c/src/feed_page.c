@@ -58,6 +58,7 @@
 #include "utils/xid8.h"
 
 #include "feed_json.h"
+#include "leaf_probe.h"
 #include "read.h"
 
 PG_FUNCTION_INFO_V1(gnomon_feed_page_c);
@@ -267,8 +268,10 @@ probe_live(Relation rel, Version *vers, int *idx, int n, TupleDesc hdesc)
 	ScanKeyData sk[INDEX_MAX_KEYS];
 	int			hatt[INDEX_MAX_KEYS];
 	int			nk;
-	IndexScanDesc scan;
+	IndexScanDesc scan = NULL;
 	TupleTableSlot *slot;
+	LeafProbe	lp;
+	bool		leaf;
 
 	if (!OidIsValid(pk) || pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
 		(rel->rd_rel->relrowsecurity && check_enable_rls(RelationGetRelid(rel), InvalidOid, false) != RLS_NONE))
@@ -288,22 +291,35 @@ probe_live(Relation rel, Version *vers, int *idx, int n, TupleDesc hdesc)
 	}
 	procs = gnomon_key_procs(ind);
 	slot = table_slot_create(rel, NULL);
-	scan = index_beginscan(rel, ind, GetActiveSnapshot(), nk, 0);
+	leaf = gnomon_leaf_probe_begin(&lp, rel, ind, nk, nk, GetActiveSnapshot());
 	for (int j = 0; j < n; j++)
 	{
 		Version    *v = &vers[idx[j]];
+		Datum		values[INDEX_MAX_KEYS];
+		bool		nulls[INDEX_MAX_KEYS];
+		bool		found = false;
+		int			ntids;
 
 		CHECK_FOR_INTERRUPTS();
 		for (int i = 0; i < nk; i++)
+			values[i] = heap_getattr(v->tup, hatt[i], hdesc, &nulls[i]);
+		ntids = leaf ? gnomon_leaf_probe(&lp, values, nulls) : -1;
+		if (ntids >= 0)
 		{
-			bool		isnull;
-			Datum		d = heap_getattr(v->tup, hatt[i], hdesc, &isnull);
-
-			ScanKeyEntryInitialize(&sk[i], isnull ? SK_ISNULL : 0, i + 1, BTEqualStrategyNumber, ind->rd_opcintype[i],
-								   ind->rd_indcollation[i], procs[i], d);
+			for (int t = 0; t < ntids && !found; t++)
+				found = gnomon_leaf_probe_fetch(&lp, t, slot);
 		}
-		index_rescan(scan, sk, nk, NULL, 0);
-		if (index_getnext_slot(scan, ForwardScanDirection, slot))
+		else
+		{
+			if (scan == NULL)
+				scan = index_beginscan(rel, ind, GetActiveSnapshot(), nk, 0);
+			for (int i = 0; i < nk; i++)
+				ScanKeyEntryInitialize(&sk[i], nulls[i] ? SK_ISNULL : 0, i + 1, BTEqualStrategyNumber,
+									   ind->rd_opcintype[i], ind->rd_indcollation[i], procs[i], values[i]);
+			index_rescan(scan, sk, nk, NULL, 0);
+			found = index_getnext_slot(scan, ForwardScanDirection, slot);
+		}
+		if (found)
 		{
 			bool		should_free;
 			HeapTuple	t = ExecFetchSlotHeapTuple(slot, false, &should_free);
@@ -312,10 +328,36 @@ probe_live(Relation rel, Version *vers, int *idx, int n, TupleDesc hdesc)
 			v->live_xmin = HeapTupleHeaderGetRawXmin(t->t_data);
 		}
 	}
-	index_endscan(scan);
+	if (leaf)
+	{
+		elog(DEBUG1, "gnomon.feed_page_c: %d live probes of %s: " UINT64_FORMAT " on the kept leaf, " UINT64_FORMAT
+			 " descents, " UINT64_FORMAT " index scans", n, RelationGetRelationName(ind), lp.kept, lp.descents,
+			 lp.fallbacks);
+		gnomon_leaf_probe_end(&lp);
+	}
+	if (scan != NULL)
+		index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
 	index_close(ind, AccessShareLock);
 	return true;
+}
+
+/* Keeps the history row in slot (of partition p) as the best next version of v so far when its g_vid is above v's and
+ * below the best's */
+static void
+keep_next(Version *v, TupleTableSlot *slot, int p, int vid_att, HeapTuple *best, int *best_p, int64 *best_vid)
+{
+	bool		isnull;
+	int64		vid = DatumGetInt64(slot_getattr(slot, vid_att, &isnull));
+
+	if (vid > v->vid && vid < *best_vid)
+	{
+		if (*best != NULL)
+			heap_freetuple(*best);
+		*best = ExecCopySlotHeapTuple(slot);
+		*best_vid = vid;
+		*best_p = p;
+	}
 }
 
 /*
@@ -342,6 +384,10 @@ probe_history(Oid hist, Datum prev, Version *vers, int *idx, int n, TupleDesc hd
 	Image	   *imgs;
 	int		   *vid_att;
 	RegProcedure *ge_procs;
+	LeafProbe  *lps;
+	bool	   *leaf;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		nulls[INDEX_MAX_KEYS];
 	Datum		floor;
 	int			ret;
 
@@ -389,6 +435,8 @@ probe_history(Oid hist, Datum prev, Version *vers, int *idx, int n, TupleDesc hd
 	imgs = palloc(sizeof(Image) * Max(np, 1));
 	vid_att = palloc(sizeof(int) * Max(np, 1));
 	ge_procs = palloc(sizeof(RegProcedure) * Max(np, 1));
+	lps = palloc(sizeof(LeafProbe) * Max(np, 1));
+	leaf = palloc(sizeof(bool) * Max(np, 1));
 	for (int p = 0; p < np; p++)
 	{
 		Oid			ge;
@@ -403,7 +451,8 @@ probe_history(Oid hist, Datum prev, Version *vers, int *idx, int n, TupleDesc hd
 		vid_att[p] = gnomon_attno_named(RelationGetDescr(parts[p]), "g_vid", 1);
 		gnomon_image_init(&imgs[p], ncols, col_names, RelationGetDescr(parts[p]), 4, true);
 		slots[p] = table_slot_create(parts[p], NULL);
-		scans[p] = index_beginscan(parts[p], inds[p], GetActiveSnapshot(), nkeys + 1, 0);
+		scans[p] = NULL;
+		leaf[p] = gnomon_leaf_probe_begin(&lps[p], parts[p], inds[p], nkeys + 1, nkeys, GetActiveSnapshot());
 	}
 	for (int j = 0; j < n; j++)
 	{
@@ -413,35 +462,35 @@ probe_history(Oid hist, Datum prev, Version *vers, int *idx, int n, TupleDesc hd
 		int64		best_vid = PG_INT64_MAX;
 
 		CHECK_FOR_INTERRUPTS();
+		for (int k = 0; k < nkeys; k++)
+			values[k] = heap_getattr(v->tup, key_attnos[k], hdesc, &nulls[k]);
+		values[nkeys] = floor;
+		nulls[nkeys] = false;
 		for (int p = 0; p < np; p++)
 		{
-			ScanKeyData sk[INDEX_MAX_KEYS];
-			RegProcedure *procs = gnomon_key_procs(inds[p]);
+			int			ntids = leaf[p] ? gnomon_leaf_probe(&lps[p], values, nulls) : -1;
 
-			for (int k = 0; k < nkeys; k++)
+			if (ntids >= 0)
 			{
-				bool		isnull;
-				Datum		d = heap_getattr(v->tup, key_attnos[k], hdesc, &isnull);
-
-				ScanKeyEntryInitialize(&sk[k], isnull ? SK_ISNULL : 0, k + 1, BTEqualStrategyNumber,
-									   inds[p]->rd_opcintype[k], inds[p]->rd_indcollation[k], procs[k], d);
+				for (int t = 0; t < ntids; t++)
+					if (gnomon_leaf_probe_fetch(&lps[p], t, slots[p]))
+						keep_next(v, slots[p], p, vid_att[p], &best, &best_p, &best_vid);
 			}
-			ScanKeyEntryInitialize(&sk[nkeys], 0, nkeys + 1, BTGreaterEqualStrategyNumber,
-								   inds[p]->rd_opcintype[nkeys], inds[p]->rd_indcollation[nkeys], ge_procs[p], floor);
-			index_rescan(scans[p], sk, nkeys + 1, NULL, 0);
-			while (index_getnext_slot(scans[p], ForwardScanDirection, slots[p]))
+			else
 			{
-				bool		isnull;
-				int64		vid = DatumGetInt64(slot_getattr(slots[p], vid_att[p], &isnull));
+				ScanKeyData sk[INDEX_MAX_KEYS];
+				RegProcedure *procs = gnomon_key_procs(inds[p]);
 
-				if (vid > v->vid && vid < best_vid)
-				{
-					if (best != NULL)
-						heap_freetuple(best);
-					best = ExecCopySlotHeapTuple(slots[p]);
-					best_vid = vid;
-					best_p = p;
-				}
+				if (scans[p] == NULL)
+					scans[p] = index_beginscan(parts[p], inds[p], GetActiveSnapshot(), nkeys + 1, 0);
+				for (int k = 0; k < nkeys; k++)
+					ScanKeyEntryInitialize(&sk[k], nulls[k] ? SK_ISNULL : 0, k + 1, BTEqualStrategyNumber,
+										   inds[p]->rd_opcintype[k], inds[p]->rd_indcollation[k], procs[k], values[k]);
+				ScanKeyEntryInitialize(&sk[nkeys], 0, nkeys + 1, BTGreaterEqualStrategyNumber,
+									   inds[p]->rd_opcintype[nkeys], inds[p]->rd_indcollation[nkeys], ge_procs[p], floor);
+				index_rescan(scans[p], sk, nkeys + 1, NULL, 0);
+				while (index_getnext_slot(scans[p], ForwardScanDirection, slots[p]))
+					keep_next(v, slots[p], p, vid_att[p], &best, &best_p, &best_vid);
 			}
 		}
 		if (best != NULL)
@@ -453,7 +502,15 @@ probe_history(Oid hist, Datum prev, Version *vers, int *idx, int n, TupleDesc hd
 	}
 	for (int p = 0; p < np; p++)
 	{
-		index_endscan(scans[p]);
+		if (leaf[p])
+		{
+			elog(DEBUG1, "gnomon.feed_page_c: %d history probes of %s: " UINT64_FORMAT " on the kept leaf, "
+				 UINT64_FORMAT " descents, " UINT64_FORMAT " index scans", n, RelationGetRelationName(inds[p]),
+				 lps[p].kept, lps[p].descents, lps[p].fallbacks);
+			gnomon_leaf_probe_end(&lps[p]);
+		}
+		if (scans[p] != NULL)
+			index_endscan(scans[p]);
 		ExecDropSingleTupleTableSlot(slots[p]);
 		index_close(inds[p], AccessShareLock);
 		table_close(parts[p], AccessShareLock);

@@ -8,9 +8,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -231,6 +233,12 @@ class FeedBatchOrderIT extends FeedTestBase {
 
   /** A page through gnomon.feed_read, each row as text, acknowledged; empty when the feed is drained. */
   static List<String> page(Connection c, String consumer, int pageSize) throws SQLException {
+    return page(c, consumer, pageSize, null);
+  }
+
+  /** As {@link #page(Connection, String, int)}, handing the server's messages (notices, debug) to {@code messages}. */
+  static List<String> page(Connection c, String consumer, int pageSize,
+      Consumer<SQLWarning> messages) throws SQLException {
     List<String> rows = new ArrayList<>();
     String last = null;
     try (PreparedStatement ps = c.prepareStatement("select " + COLUMNS + " from gnomon.feed_read(?, ?)")) {
@@ -245,6 +253,11 @@ class FeedBatchOrderIT extends FeedTestBase {
           }
           rows.add(row.toString());
           last = rs.getString(1);
+        }
+      }
+      if (messages != null) {
+        for (SQLWarning w = ps.getWarnings(); w != null; w = w.getNextWarning()) {
+          messages.accept(w);
         }
       }
     }

@@ -11,6 +11,8 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -100,6 +102,93 @@ class FeedPageCIT extends FeedTestBase {
       assertTrue(events >= least && pages >= 3, "seed " + seed + ": " + pair[0] + " read " + events + " events in "
           + pages + " pages");
     }
+  }
+
+  /**
+   * The C page's probes keep the last btree leaf between keys (gnomon-c/src/leaf_probe.c): on tables of many leaves
+   * its pages still equal the SQL page's, and each of the probe's three ways is taken (the kept leaf, a descent, an
+   * index scan where a key's entries run past a leaf's end). Three tables: 20,000 integer keys updated at random in
+   * pages of up to 600 events; a key updated 1,500 times in one batch, whose history entries span several leaves;
+   * a composite primary key of a text and an integer.
+   */
+  @Test
+  void theCPageProbesManyLeavesAsTheSqlPageReads() throws Exception {
+    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
+    System.out.println("FeedPageCIT leaf probes seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    Random random = new Random(seed);
+    sql("select gnomon.use_c_module(true, '" + cLibrary() + "')",
+        "create table lp_t (id integer primary key, v integer, pad text)",
+        "create table lp_d (a integer not null, b text not null, v integer, primary key (b, a))",
+        "insert into lp_t select i, 0, repeat('x', 40) from generate_series(1, 20000) i",
+        "insert into lp_d select i % 500, 'k' || (i / 500), 0 from generate_series(1, 3000) i",
+        "select gnomon.track('public.lp_t')", "select gnomon.track('public.lp_d')");
+    List<String> tables = List.of("public.lp_t", "public.lp_d");
+    for (String name : List.of("lp_on", "lp_off")) {
+      feed().register(name, tables, FeedStart.now(), true);
+    }
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      for (int txn = 0; txn < 400; txn++) {
+        int n = 1 + random.nextInt(30);
+        for (int i = 0; i < n; i++) {
+          if (random.nextInt(4) == 0) {
+            sql(c, "update lp_d set v = v + 1 where a = " + random.nextInt(500) + " and b = 'k" + random.nextInt(6)
+                + "'");
+          } else {
+            sql(c, "update lp_t set v = v + 1 where id = " + (1 + random.nextInt(20000)));
+          }
+        }
+        c.commit();
+        if (random.nextInt(40) == 0) {
+          tick();
+        }
+      }
+      tick();
+      // one batch: a hot key's 1,500 versions, between updates of its neighbours
+      for (int i = 0; i < 1500; i++) {
+        sql(c, "update lp_t set v = v + 1 where id = 7");
+        if (i % 100 == 0) {
+          sql(c, "update lp_t set v = v + 1 where id between 1 and 30");
+        }
+        c.commit();
+      }
+      sql(c, "update lp_t set v = v + 1 where id between 3 and 9");
+      c.commit();
+    }
+    tick();
+    long[] ways = new long[3];
+    Pattern counts = Pattern.compile("(\\d+) on the kept leaf, (\\d+) descents, (\\d+) index scans");
+    int pages = 0;
+    int events = 0;
+    try (Connection on = connect(); Connection off = connect()) {
+      sql(off, "set gnomon.feed_page_c = off");
+      sql(on, "set client_min_messages = debug1");
+      Random sizes = new Random(seed + 1);
+      while (true) {
+        int pageSize = 1 + sizes.nextInt(600);
+        List<String> c = FeedBatchOrderIT.page(on, "lp_on", pageSize, w -> {
+          Matcher m = counts.matcher(w.getMessage());
+          if (m.find()) {
+            for (int k = 0; k < 3; k++) {
+              ways[k] += Long.parseLong(m.group(k + 1));
+            }
+          }
+        });
+        List<String> s = FeedBatchOrderIT.page(off, "lp_off", pageSize);
+        assertEquals(s, c, "seed " + seed + ": page " + pages + " of " + pageSize);
+        if (c.isEmpty()) {
+          break;
+        }
+        pages++;
+        events += c.size();
+      }
+    }
+    System.out.printf("FeedPageCIT leaf probes: %d events in %d pages; probes: %d on the kept leaf, %d descents,"
+        + " %d index scans%n", events, pages, ways[0], ways[1], ways[2]);
+    assertTrue(events > 6000, "seed " + seed + ": " + events + " events");
+    assertTrue(ways[0] > ways[1], "seed " + seed + ": most probes stay on the kept leaf: " + ways[0] + " kept, "
+        + ways[1] + " descents");
+    assertTrue(ways[1] > 0 && ways[2] > 0, "seed " + seed + ": descents " + ways[1] + ", index scans " + ways[2]);
   }
 
   /** Called for a table it cannot read, the C page says so with GN036 (gnomon.feed_read never does that). */
