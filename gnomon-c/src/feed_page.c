@@ -11,11 +11,13 @@
  *      gnomon_t.<base>_changes does; each version's transaction key is a binary search of sx (as width_bucket);
  *   2. the versions after (from_tkey, from_vid) and up to (to_tkey, to_vid) are sorted by key and version key in C,
  *      which gives each version the next one of its key in the page (the SQL page's window);
- *   3. for a key's last version in the page, one index scan of the table's primary key, rescanned per key in key
- *      order, finds the live rows, and one index scan per history partition that can hold them (its (key, g_xid)
- *      index) the next versions of the keys the live row does not answer (xmin not the version's transaction, a
- *      split transaction, xids 2^32 old), as the SQL page's three subplans do in that order (statements instead,
- *      where a direct probe would bypass row-level security or a missing privilege, or a partition lacks the index);
+ *   3. for a key's last version in the page, a probe of the table's primary key per key, in key order, finds the
+ *      live rows, and a probe per history partition that can hold them (its (key, g_xid) index) the next versions of
+ *      the keys the live row does not answer (xmin not the version's transaction, a split transaction, xids 2^32
+ *      old), as the SQL page's three subplans do in that order (statements instead, where a direct probe would bypass
+ *      row-level security or a missing privilege, or a partition lacks the index). A probe starts at the btree leaf
+ *      the key before ended on when the key lies within it (leaf_probe.c), else descends; an index scan
+ *      (index_rescan) takes the keys whose entries may run onto the next leaf, and every key in SERIALIZABLE;
  *   4. images are rendered as row_to_json does (feed_json.c), with each column's category and output function
  *      looked up once per page and a memory context reset per image.
  * Branch feeds and consumers without images stay on the SQL page.
