@@ -13,8 +13,8 @@
  *   - the key is at or below its high key (or it is the rightmost page): nothing that matches lies to its right,
  *     except entries equal to the high key, which the run's end catches (below).
  * Otherwise it descends (_bt_search, which moves right past concurrent splits). On the leaf, a binary search
- * (_bt_compare) finds the first entry at or above the key; the entries from there whose first nequal columns equal
- * the key's are the probe's, their heap TIDs (posting lists too; entries marked dead are skipped) copied before the
+ * (_bt_compare, or inline for one int4 or int8 column) finds the first entry at or above the key; the entries from
+ * there whose first nequal columns equal the key's are the probe's, their heap TIDs (posting lists too; entries marked dead are skipped) copied before the
  * leaf is unlocked. Heap tuples are fetched after the unlock, through the table AM with the snapshot, as an index
  * scan does (no index lock held while a heap page is locked). When the matching entries reach the leaf's end and it
  * is not the rightmost, they may continue on the next leaf: the probe returns -1 and the caller scans that key with an
@@ -25,7 +25,10 @@
 #include "access/nbtree.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
 #include "storage/bufmgr.h"
+#include "utils/fmgroids.h"
 #include "utils/rel.h"
 
 #include "leaf_probe.h"
@@ -50,10 +53,51 @@ gnomon_leaf_probe_begin(LeafProbe *p, Relation heap, Relation index, int nsearch
 	p->key->scantid = NULL;
 	p->key->nextkey = false;
 	p->key->pivotsearch = false;
+	/* one int4 or int8 column with its type's own order, ascending: compared inline on the leaf (the descent and
+	 * the high key keep _bt_compare) */
+	if (nsearch == 1 && (index->rd_indoption[0] & INDOPTION_DESC) == 0 &&
+		((TupleDescAttr(RelationGetDescr(index), 0)->atttypid == INT4OID &&
+		  p->key->scankeys[0].sk_func.fn_oid == F_BTINT4CMP) ||
+		 (TupleDescAttr(RelationGetDescr(index), 0)->atttypid == INT8OID &&
+		  p->key->scankeys[0].sk_func.fn_oid == F_BTINT8CMP)))
+		p->int_key = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
 	p->maxtids = 8;
 	p->tids = palloc(sizeof(ItemPointerData) * p->maxtids);
 	p->fetch = table_index_fetch_begin(heap);
 	return true;
+}
+
+/*
+ * The key against the leaf entry at off, as _bt_compare (keysz columns): inline for an integer key on an entry
+ * without NULLs
+ */
+static inline int32
+compare_entry(LeafProbe *p, Page page, OffsetNumber off)
+{
+	if (p->int_key != InvalidOid)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+		if (!IndexTupleHasNulls(itup))
+		{
+			char	   *data = (char *) itup + IndexInfoFindDataOffset(itup->t_info);
+			int64		k,
+						v;
+
+			if (p->int_key == INT4OID)
+			{
+				k = DatumGetInt32(p->key->scankeys[0].sk_argument);
+				v = *(int32 *) data;
+			}
+			else
+			{
+				k = DatumGetInt64(p->key->scankeys[0].sk_argument);
+				v = *(int64 *) data;
+			}
+			return k < v ? -1 : k > v ? 1 : 0;
+		}
+	}
+	return _bt_compare(p->index, p->key, page, off);
 }
 
 /* Whether the kept leaf (locked) holds every entry at or above the key that could match it, as above */
@@ -66,7 +110,7 @@ leaf_covers(LeafProbe *p, Page page)
 	if (P_IGNORE(opaque) || !P_ISLEAF(opaque) || first > PageGetMaxOffsetNumber(page))
 		return false;
 	p->key->keysz = p->nsearch;
-	if (_bt_compare(p->index, p->key, page, first) <= 0)
+	if (compare_entry(p, page, first) <= 0)
 		return false;
 	return P_RIGHTMOST(opaque) || _bt_compare(p->index, p->key, page, P_HIKEY) <= 0;
 }
@@ -146,7 +190,7 @@ gnomon_leaf_probe(LeafProbe *p, Datum *values, bool *isnull)
 	{
 		OffsetNumber mid = low + (high - low) / 2;
 
-		if (_bt_compare(index, p->key, page, mid) > 0)
+		if (compare_entry(p, page, mid) > 0)
 			low = mid + 1;
 		else
 			high = mid;
@@ -158,7 +202,7 @@ gnomon_leaf_probe(LeafProbe *p, Datum *values, bool *isnull)
 		ItemId		iid = PageGetItemId(page, low);
 		IndexTuple	itup;
 
-		if (_bt_compare(index, p->key, page, low) != 0)
+		if (compare_entry(p, page, low) != 0)
 			break;
 		if (ItemIdIsDead(iid))
 			continue;

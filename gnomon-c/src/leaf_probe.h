@@ -22,6 +22,7 @@ typedef struct LeafProbe
 	BTScanInsert key;			/* the search key: the first nsearch columns (scankeys[] has all key columns) */
 	int			nsearch;
 	int			nequal;			/* a probe's entries are those whose first nequal columns equal the key's */
+	Oid			int_key;		/* INT4OID or INT8OID: one integer column in ascending order, compared inline */
 	Buffer		leaf;			/* the last leaf read, pinned (not locked), or InvalidBuffer */
 	IndexFetchTableData *fetch;
 	ItemPointerData *tids;		/* the last probe's entries' heap TIDs */

@@ -87,6 +87,7 @@ final class FeedSetup {
   static Optional<String> createSlots(Connection c, List<String> slots) {
     List<String> made = new ArrayList<>();
     try {
+      allowOutputPlugin(c, "wal2json");
       for (String slot : slots) {
         Db.exec(c, "select pg_create_logical_replication_slot(" + Db.literal(slot) + ", 'wal2json')");
         made.add(slot);
@@ -97,6 +98,33 @@ final class FeedSetup {
         Db.exec(c, "select pg_drop_replication_slot(" + Db.literal(slot) + ")");
       }
       return Optional.of("cannot create a wal2json slot (" + firstLine(e.getMessage()) + ")");
+    }
+  }
+
+  /**
+   * Lets {@code plugin} be named as a logical decoding output plugin where the server restricts them (the setting
+   * {@code output_plugin_libraries} of recent minor releases, which lists {@code pgoutput, test_decoding} only):
+   * adds it with {@code ALTER SYSTEM} and reloads the configuration, and waits until this session sees it (new
+   * sessions read it at their start). Nothing where the setting does not exist or names it already.
+   */
+  static void allowOutputPlugin(Connection c, String plugin) {
+    String current = Db.text(c, "select (select setting from pg_settings where name = 'output_plugin_libraries')");
+    if (current == null || List.of(current.split("\\s*,\\s*")).contains(plugin)) {
+      return;
+    }
+    String wanted = current.isBlank() ? plugin : current + ", " + plugin;
+    Db.exec(c, "alter system set output_plugin_libraries = " + Db.literal(wanted));
+    Db.exec(c, "select pg_reload_conf()");
+    for (int i = 0; i < 100; i++) {
+      if (wanted.equals(Db.text(c, "select (select setting from pg_settings where name = 'output_plugin_libraries')"))) {
+        return;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 
