@@ -112,8 +112,17 @@ final class FeedSetup {
     if (current == null || List.of(current.split("\\s*,\\s*")).contains(plugin)) {
       return;
     }
-    String wanted = current.isBlank() ? plugin : current + ", " + plugin;
-    Db.exec(c, "alter system set output_plugin_libraries = " + Db.literal(wanted));
+    List<String> names = new ArrayList<>();
+    for (String name : current.split("\\s*,\\s*")) {
+      if (!name.isBlank()) {
+        names.add(name.trim());
+      }
+    }
+    names.add(plugin);
+    String wanted = String.join(", ", names);
+    // a list setting: one literal per name (one literal for the whole would be one name with commas in it)
+    Db.exec(c, "alter system set output_plugin_libraries = "
+        + String.join(", ", names.stream().map(Db::literal).toList()));
     Db.exec(c, "select pg_reload_conf()");
     for (int i = 0; i < 100; i++) {
       if (wanted.equals(Db.text(c, "select (select setting from pg_settings where name = 'output_plugin_libraries')"))) {
