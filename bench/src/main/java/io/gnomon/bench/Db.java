@@ -21,6 +21,25 @@ final class Db {
     exec(c, "checkpoint");
   }
 
+  /** Polls {@code condition} every 50 ms until it holds or {@code millis} have passed; whether it held. */
+  static boolean waitUntil(long millis, java.util.function.BooleanSupplier condition) {
+    long deadline = System.nanoTime() + millis * 1_000_000L;
+    while (true) {
+      if (condition.getAsBoolean()) {
+        return true;
+      }
+      if (System.nanoTime() >= deadline) {
+        return false;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+  }
+
   static void exec(Connection c, String sql) {
     try (Statement st = c.createStatement()) {
       st.execute(sql);

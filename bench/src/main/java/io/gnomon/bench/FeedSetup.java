@@ -124,17 +124,8 @@ final class FeedSetup {
     Db.exec(c, "alter system set output_plugin_libraries = "
         + String.join(", ", names.stream().map(Db::literal).toList()));
     Db.exec(c, "select pg_reload_conf()");
-    for (int i = 0; i < 100; i++) {
-      if (wanted.equals(Db.text(c, "select (select setting from pg_settings where name = 'output_plugin_libraries')"))) {
-        return;
-      }
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+    Db.waitUntil(5_000, () -> wanted.equals(
+        Db.text(c, "select (select setting from pg_settings where name = 'output_plugin_libraries')")));
   }
 
   /** Drops the slots (they hold WAL back). */

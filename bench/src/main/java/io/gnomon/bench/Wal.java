@@ -47,18 +47,7 @@ final class Wal {
   }
 
   private static void waitFlushed(Connection c, String lsn) {
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (System.nanoTime() < deadline) {
-      if (Db.number(c, "select pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '" + lsn + "')") >= 0) {
-        return;
-      }
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+    Db.waitUntil(10_000, () -> Db.number(c, "select pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '" + lsn + "')") >= 0);
   }
 
   private String dump(String from, String to) {

@@ -40,8 +40,7 @@ class FeedBackfillIT extends FeedTestBase {
 
   @Test
   void rowsAsOfTheStartPlusTheChangesGiveTheFinalTable() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedBackfillIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedBackfillIT");
     sql("create table stock (id integer primary key, sku text not null, qty integer not null, note text)",
         "insert into stock select g, 'sku-' || g, g % 17, null from generate_series(1, " + ROWS + ") g");
     gnomon().track("public.stock"); // the rows above have no version yet: a lazy baseline

@@ -41,8 +41,7 @@ class FeedBatchOrderIT extends FeedTestBase {
 
   @Test
   void keptBatchOrdersChooseThePagesAScanChooses() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedBatchOrderIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedBatchOrderIT");
     Random random = new Random(seed);
     List<String> tables = trackTables(this);
     for (String name : List.of("early_on", "early_off")) {

@@ -51,8 +51,7 @@ class FeedBranchIT extends FeedTestBase {
 
   @Test
   void branchWritesDeliveredOnceInOrderWithChainedImages() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedBranchIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedBranchIT");
     Random random = new Random(seed);
     trackedTable("item");
     feed().register("on_main", List.of("public.item"));
@@ -155,8 +154,7 @@ class FeedBranchIT extends FeedTestBase {
 
   @Test
   void pagesOfABranchAppliedExactlyOnceAcrossKills() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedBranchIT exactly-once seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedBranchIT exactly-once");
     Random random = new Random(seed);
     trackedTable("src");
     sql("create table sink (event_id text, vid bigint, op text, k integer, v text, branch text)");

@@ -61,8 +61,7 @@ class FeedConcurrencyIT extends FeedTestBase {
 
   @Test
   void everyCommittedVersionExactlyOnceAcrossCrashes() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedConcurrencyIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedConcurrencyIT");
     for (String t : TABLES) {
       trackedTable(t);
     }

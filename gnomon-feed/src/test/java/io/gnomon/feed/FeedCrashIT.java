@@ -45,8 +45,7 @@ class FeedCrashIT {
 
   @Test
   void consumersResumeFromTheirAcknowledgedPositionsAfterACrashRestart() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedCrashIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = FeedTestBase.seed("FeedCrashIT");
     try (PgCluster pg = PostgresProvider.startCluster(ClusterOptions.builder().fsync(false).build());
         ReusingDataSource ds = new ReusingDataSource(pg.dataSource(createDatabase(pg)))) {
       Catalog.install(ds);

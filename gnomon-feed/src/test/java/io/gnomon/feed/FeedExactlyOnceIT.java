@@ -34,8 +34,7 @@ class FeedExactlyOnceIT extends FeedTestBase {
 
   @Test
   void pagesAppliedAndAcknowledgedTogetherSurviveKillsWithoutDuplicates() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedExactlyOnceIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedExactlyOnceIT");
     Random random = new Random(seed);
     trackedTable("src");
     sql("create table sink (event_id text, vid bigint, op text, k integer, v text)");

@@ -33,8 +33,7 @@ class FeedPageCIT extends FeedTestBase {
 
   @Test
   void theCPageReturnsTheEventsOfTheSqlPage() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedPageCIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedPageCIT");
     Random random = new Random(seed);
     sql("select gnomon.use_c_module(true, '" + cLibrary() + "')",
         "create type fc_mood as enum ('sad', 'ok', 'très \"content\"')",
@@ -113,8 +112,7 @@ class FeedPageCIT extends FeedTestBase {
    */
   @Test
   void theCPageProbesManyLeavesAsTheSqlPageReads() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedPageCIT leaf probes seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedPageCIT leaf probes");
     Random random = new Random(seed);
     sql("select gnomon.use_c_module(true, '" + cLibrary() + "')",
         "create table lp_t (id integer primary key, v integer, pad text)",

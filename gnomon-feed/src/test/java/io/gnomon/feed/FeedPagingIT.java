@@ -100,9 +100,7 @@ class FeedPagingIT extends FeedTestBase {
 
   @Test
   void randomTransactionsTicksAndPageSizes() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedPagingIT.randomTransactionsTicksAndPageSizes seed=" + seed
-        + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedPagingIT.randomTransactionsTicksAndPageSizes");
     Random random = new Random(seed);
     trackedTable("rnd");
     feed().register("rnd", List.of("public.rnd"));

@@ -27,8 +27,7 @@ import org.junit.jupiter.api.Timeout;
 class FeedPlanningIT extends FeedTestBase {
   @Test
   void anUnanalyzedHistoryIsReadThroughItsBrinIndexAndGivesTheSamePages() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedPlanningIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedPlanningIT");
     Random random = new Random(seed);
     sql("create table pl_a (id integer primary key, v text not null)", "select gnomon.track('public.pl_a')");
     String part = one("select p.relid::regclass::text from gnomon.tracked_table t,"
@@ -87,8 +86,7 @@ class FeedPlanningIT extends FeedTestBase {
    */
   @Test
   void anUnanalyzedBranchHistoryIsReadThroughItsBrinIndexAndGivesTheSamePages() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedPlanningIT (branch) seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedPlanningIT (branch)");
     Random random = new Random(seed);
     sql("create table pl_b (id integer primary key, v text not null)", "select gnomon.track('public.pl_b')",
         "insert into pl_b select i, 'v' || i from generate_series(1, 20000) i");

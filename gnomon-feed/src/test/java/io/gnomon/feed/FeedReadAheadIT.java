@@ -29,8 +29,7 @@ class FeedReadAheadIT extends FeedTestBase {
 
   @Test
   void pagesReadAheadAreThePagesReadAfterEachAcknowledgement() throws Exception {
-    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
-    System.out.println("FeedReadAheadIT seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    long seed = seed("FeedReadAheadIT");
     Random random = new Random(seed);
     List<String> tables = FeedBatchOrderIT.trackTables(this);
     for (String name : List.of("early_ahead", "early_acked", "java_ahead", "java_acked")) {

@@ -75,6 +75,16 @@ abstract class FeedTestBase {
     }
   }
 
+  /**
+   * A seeded test's seed: -Dgnomon.feed.seed when given, else a fresh one; printed with {@code test}'s name and how to
+   * run it again with the same seed.
+   */
+  static long seed(String test) {
+    long seed = Long.getLong("gnomon.feed.seed", System.nanoTime());
+    System.out.println(test + " seed=" + seed + " (rerun with -Dgnomon.feed.seed=" + seed + ")");
+    return seed;
+  }
+
   static void sql(Connection c, String... statements) throws SQLException {
     try (Statement st = c.createStatement()) {
       for (String s : statements) {
