@@ -35,8 +35,8 @@ final class BranchScale {
    * compares main's UPDATE and point-read throughput there with {@code none}, a copy of the same database without
    * branches.
    *
-   * @return main_tps_100k_branches_vs_none for UPDATE and for point reads, catalog_bytes_per_branch, and how the
-   *     cost of a create grew along one session
+   * @return main_tps_100k_branches_vs_none for UPDATE and for point reads, catalog_bytes_per_branch, how the cost
+   *     of a create grew along one session, and main's UPDATE and point read in server-side loops (backend CPU)
    */
   List<Metric> mainWithManyBranches(String none, String many) throws SQLException {
     int count = budget.quick() ? 10_000 : 100_000;
@@ -99,6 +99,26 @@ final class BranchScale {
       read(none);
       log.log("(the two select-only runs above were warm-ups, not measured)");
       List<double[]> read = Paired.alternate(budget.repeats(), () -> read(many), () -> read(none));
+      // the same work inside the server, timed by the backend's CPU: what the client's round trip hides
+      List<double[]> updateCpu = new ArrayList<>();
+      List<double[]> readCpu = new ArrayList<>();
+      int loop = budget.serverLoop();
+      for (int r = 0; r < budget.repeats(); r++) {
+        double[][] u = new double[2][];
+        double[][] q = new double[2][];
+        for (int k = 0; k < 2; k++) {
+          int side = (r + k) % 2;
+          Connection c = side == 0 ? m : n;
+          Db.exec(c, "checkpoint");
+          u[side] = BranchBench.serverLoop(c, "call bench.branch_update_loop(null, " + loop + ", "
+              + (700_000 + r * loop) + ", null)", loop);
+          q[side] = BranchBench.serverLoop(c, "select bench.branch_read_loop(null, " + loop + ")", loop);
+        }
+        log.log("server loops, main: update %.1f us CPU with %d branches, %.1f with none; point read %.1f / %.1f",
+            u[0][1], branches, u[1][1], q[0][1], q[1][1]);
+        updateCpu.add(new double[] {u[0][1], u[1][1]});
+        readCpu.add(new double[] {q[0][1], q[1][1]});
+      }
       String note = String.format(Locale.ROOT, "%d open branches (created by gnomon.branch_create in a loop) against a"
           + " copy of the same database with none; pgbench -M prepared, %d s per run, ", branches,
           budget.pgbenchSeconds());
@@ -107,7 +127,13 @@ final class BranchScale {
               note + "1 client, single-row UPDATE of a random aid of main's tracked table, checkpoint before each run"),
           Metric.paired("main_tps_100k_branches_vs_none_point_read", "tps", read, Target.atLeast(0.97),
               note + "2 clients, pgbench -S on main's tracked table, after a vacuum and one unmeasured run per side"),
-          bytes, sessionGrowth);
+          bytes, sessionGrowth,
+          Metric.paired("main_update_server_cpu_us_100k_branches_vs_none", "us", updateCpu, null, String.format(
+              Locale.ROOT, "backend CPU per committed single-row UPDATE of main's tracked table in a server-side loop"
+                  + " of %d, with %d open branches vs none (lower is better)", loop, branches)),
+          Metric.paired("main_point_read_server_cpu_us_100k_branches_vs_none", "us", readCpu, null, String.format(
+              Locale.ROOT, "backend CPU per point read of main's tracked table in a server-side loop of %d, with %d"
+                  + " open branches vs none (lower is better)", loop, branches)));
     }
   }
 

@@ -77,6 +77,7 @@ final class BranchesGroup {
           rows.addAll(cCreate.subList(1, cCreate.size()));
         }
         rows.add(many.get(3));
+        rows.addAll(many.subList(4, 6));
       }
     } catch (SQLException e) {
       throw new IllegalStateException(e.getMessage(), e);
