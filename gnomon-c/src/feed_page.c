@@ -21,6 +21,10 @@
  *   4. images are rendered as row_to_json does (feed_json.c), with each column's category and output function
  *      looked up once per page and a memory context reset per image.
  * Branch feeds and consumers without images stay on the SQL page.
+ *
+ * gnomon.feed_batch_c (at the end) computes a batch's order, the first statement of a page, for a consumer of one
+ * table on main: the versions' xids and version keys from a scan of the history into a receiver of its own, sorted
+ * here.
  */
 #include "postgres.h"
 
@@ -176,6 +180,55 @@ cmp_order(const void *a, const void *b, void *arg)
 		return va->tkey < vb->tkey ? -1 : 1;
 	return va->vid < vb->vid ? -1 : va->vid > vb->vid ? 1 : 0;
 }
+
+/*
+ * A batch's versions are the history's versions whose transactions became visible between the snapshots prev and cur,
+ * and not at the consumer's start, as gnomon_t.<base>_changes reads them: BATCH_RANGE (over h, $1 prev and $2 cur)
+ * bounds a scan of the history (its BRIN index on g_xid), and in_batch tests each version it returns.
+ */
+#define BATCH_RANGE "h.g_xid >= pg_snapshot_xmin($1) and h.g_xid < pg_snapshot_xmax($2)"
+
+static inline bool
+in_batch(Datum xid, Datum prev, Datum cur, Datum start)
+{
+	return DatumGetBool(DirectFunctionCall2(pg_visible_in_snapshot, xid, cur)) &&
+		!DatumGetBool(DirectFunctionCall2(pg_visible_in_snapshot, xid, prev)) &&
+		!DatumGetBool(DirectFunctionCall2(pg_visible_in_snapshot, xid, start));
+}
+
+/* A backend that reads pages keeps up to 64 MB of freed memory for the next one (see gnomon_feed_page_c) */
+static void
+tune_malloc(void)
+{
+	if (!malloc_tuned)
+	{
+		mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+		mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
+		malloc_tuned = true;
+	}
+}
+
+/*
+ * The tracked table of a feed function's table id, as SPI's one row (relid, schema_name, table_name, history_table,
+ * key_columns, the history's oid); an error naming the function (fn) when no tracked table has the id
+ */
+static void
+feed_table(int32 table_id, const char *fn)
+{
+	Oid			argtypes[1] = {INT4OID};
+	Datum		args[1] = {Int32GetDatum(table_id)};
+	int			ret;
+
+	ret = SPI_execute_with_args("select t.relid, t.schema_name::text, t.table_name::text, t.history_table::text, t.key_columns::text[], "
+								"format('gnomon_t.%I', t.history_table)::regclass::oid "
+								"from gnomon.tracked_table t where t.table_id = $1", 1, argtypes, args, NULL, true, 1);
+	if (ret != SPI_OK_SELECT || SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(MAKE_SQLSTATE('G', 'N', '0', '3', '6')),
+				 errmsg("%s: no tracked table has the id %d", fn, table_id),
+				 errhint("gnomon.feed_read calls it with the ids of a consumer's tables; call gnomon.feed_read.")));
+}
+
 
 /* The history column's key equality condition against z.<k>, with the column's collation when it is not its type's */
 static void
@@ -577,20 +630,16 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	 * trim of the heap's top), so every page faulted its memory in afresh: 26% of a page's CPU (perf). A backend that
 	 * reads pages keeps up to 64 MB of freed memory for the next page instead.
 	 */
-	if (!malloc_tuned)
-	{
-		mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-		mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
-		malloc_tuned = true;
-	}
+	tune_malloc();
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i <= 12; i++)
 		if (PG_ARGISNULL(i))
 			return (Datum) 0;	/* the SQL page returns no row for a missing bound either */
 	table_id = PG_GETARG_INT32(0);
-	prev = PG_GETARG_DATUM(1);
-	cur = PG_GETARG_DATUM(2);
-	start = PG_GETARG_DATUM(3);
+	/* (detoasted once: every version is tested against them) */
+	prev = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(1)));
+	cur = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(2)));
+	start = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(3)));
 	images = PG_GETARG_BOOL(4);
 	sx_arr = PG_GETARG_ARRAYTYPE_P(5);
 	st_arr = PG_GETARG_ARRAYTYPE_P(6);
@@ -615,16 +664,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	initStringInfo(&buf);
 
 	/* the table */
-	argtypes[0] = INT4OID;
-	args[0] = Int32GetDatum(table_id);
-	ret = SPI_execute_with_args("select t.relid, t.schema_name::text, t.table_name::text, t.history_table::text, t.key_columns::text[], "
-								"format('gnomon_t.%I', t.history_table)::regclass::oid "
-								"from gnomon.tracked_table t where t.table_id = $1", 1, argtypes, args, NULL, true, 1);
-	if (ret != SPI_OK_SELECT || SPI_processed != 1)
-		ereport(ERROR,
-				(errcode(MAKE_SQLSTATE('G', 'N', '0', '3', '6')),
-				 errmsg("gnomon.feed_page_c: no tracked table has the id %d", table_id),
-				 errhint("gnomon.feed_read calls it with the ids of a consumer's tables; call gnomon.feed_read.")));
+	feed_table(table_id, "gnomon.feed_page_c");
 	{
 		HeapTuple	t = SPI_tuptable->vals[0];
 		TupleDesc	d = SPI_tuptable->tupdesc;
@@ -655,11 +695,8 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	}
 
 	/* 1. the page's versions: the batch's (as gnomon_t.<base>_changes), in the page's range of xids */
-	appendStringInfo(&sql,
-					 "select h.* from gnomon_t.%s h where h.g_xid between $4 and $5 "
-					 "and h.g_xid >= pg_snapshot_xmin($1) and h.g_xid < pg_snapshot_xmax($2) "
-					 "and pg_visible_in_snapshot(h.g_xid, $2) and not pg_visible_in_snapshot(h.g_xid, $1) "
-					 "and not pg_visible_in_snapshot(h.g_xid, $3)", quote_identifier(history_table));
+	appendStringInfo(&sql, "select h.* from gnomon_t.%s h where h.g_xid between $4 and $5 and " BATCH_RANGE,
+					 quote_identifier(history_table));
 	argtypes[0] = argtypes[1] = argtypes[2] = PG_SNAPSHOTOID;
 	argtypes[3] = argtypes[4] = XID8OID;
 	args[0] = prev;
@@ -680,10 +717,13 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 		Version    *v = &vers[nvers];
 		int			left = 0,
 					right = nsx;
+		Datum		xid = heap_getattr(t, 2, hdesc, &isnull);
 
+		if (!in_batch(xid, prev, cur, start))
+			continue;
 		v->tup = t;
 		v->vid = DatumGetInt64(heap_getattr(t, 1, hdesc, &isnull));
-		v->xid = U64FromFullTransactionId(DatumGetFullTransactionId(heap_getattr(t, 2, hdesc, &isnull)));
+		v->xid = U64FromFullTransactionId(DatumGetFullTransactionId(xid));
 		v->op = DatumGetChar(heap_getattr(t, 3, hdesc, &isnull));
 		/* st[width_bucket(xid, sx)]: the number of sx at or below the xid names its key (none: null) */
 		while (left < right)
@@ -930,4 +970,175 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	relation_close(rel, AccessShareLock);
 	SPI_finish();
 	return (Datum) 0;
+}
+
+/* The (xid, version key) pairs of a batch's versions, from the slots of a scan of the history (no copies) */
+typedef struct BatchReceiver
+{
+	DestReceiver pub;
+	Datum		prev;
+	Datum		cur;
+	Datum		start;
+	IntKeyed   *vx;				/* key: the xid; vid: the version key */
+	int			nv;
+	int			cap;
+} BatchReceiver;
+
+static bool
+batch_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	BatchReceiver *r = (BatchReceiver *) self;
+
+	slot_getsomeattrs(slot, 2);
+	if (slot->tts_isnull[0] || !in_batch(slot->tts_values[0], r->prev, r->cur, r->start))
+		return true;
+	if (r->nv == r->cap)
+	{
+		r->cap *= 2;
+		r->vx = repalloc_huge(r->vx, sizeof(IntKeyed) * r->cap);
+	}
+	/* (an xid8 is below 2^63: a full transaction id's epoch is 32 bits) */
+	r->vx[r->nv].key = (int64) U64FromFullTransactionId(DatumGetFullTransactionId(slot->tts_values[0]));
+	r->vx[r->nv].vid = DatumGetInt64(slot->tts_values[1]);
+	r->vx[r->nv].i = 0;
+	r->nv++;
+	return true;
+}
+
+static void
+batch_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+}
+
+static void
+batch_shutdown(DestReceiver *self)
+{
+}
+
+/*
+ * gnomon.feed_batch_c(table_id, prev, cur, start): a batch's order for gnomon.feed_batch_of, the arrays its SQL
+ * computes over gnomon_t.<base>_changes of one table on main (a hash aggregate by transaction, a window's running
+ * sum and four ordered array_aggs), here from one scan of the versions' xids and version keys, sorted in C:
+ *   txn_xid, txn_key, txn_upto: the transactions ordered by their largest version key (tkey), those keys, and the
+ *     number of versions up to and including each;
+ *   xid_sorted, key_by_xid: the same transactions ordered by xid, with their keys.
+ */
+PG_FUNCTION_INFO_V1(gnomon_feed_batch_c);
+
+Datum
+gnomon_feed_batch_c(PG_FUNCTION_ARGS)
+{
+	TupleDesc	rdesc;
+	StringInfoData sql;
+	ParamListInfo params;
+	SPIExecuteOptions options;
+	BatchReceiver recv;
+	char	   *history_table;
+	IntKeyed   *vx;
+	IntKeyed   *tx;
+	int			nv,
+				nt = 0;
+	int64	   *counts;
+	Datum	   *d_txn_xid,
+			   *d_txn_key,
+			   *d_txn_upto,
+			   *d_xid_sorted,
+			   *d_key_by_xid;
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+	HeapTuple	result;
+	MemoryContext fn_cxt = CurrentMemoryContext;
+	int			ret;
+	int64		upto = 0;
+
+	if (get_call_result_type(fcinfo, NULL, &rdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "gnomon.feed_batch_c: its result is not a row type");
+	for (int i = 0; i < 4; i++)
+		if (PG_ARGISNULL(i))
+			PG_RETURN_NULL();
+	tune_malloc();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "gnomon: SPI_connect failed");
+	feed_table(PG_GETARG_INT32(0), "gnomon.feed_batch_c");
+	history_table = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4);
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "select h.g_xid, h.g_vid from gnomon_t.%s h where " BATCH_RANGE, quote_identifier(history_table));
+	params = makeParamList(2);
+	for (int i = 0; i < 2; i++)
+	{
+		params->params[i].value = PG_GETARG_DATUM(i + 1);
+		params->params[i].isnull = false;
+		params->params[i].pflags = PARAM_FLAG_CONST;
+		params->params[i].ptype = PG_SNAPSHOTOID;
+	}
+	memset(&recv, 0, sizeof(recv));
+	recv.pub.receiveSlot = batch_receive;
+	recv.pub.rStartup = batch_startup;
+	recv.pub.rShutdown = batch_shutdown;
+	recv.pub.rDestroy = batch_shutdown;
+	recv.pub.mydest = DestNone;
+	/* (detoasted once: every version is tested against them) */
+	recv.prev = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(1)));
+	recv.cur = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(2)));
+	recv.start = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(3)));
+	recv.cap = 1024;
+	recv.vx = palloc(sizeof(IntKeyed) * recv.cap);
+	memset(&options, 0, sizeof(options));
+	options.params = params;
+	options.read_only = true;
+	options.dest = (DestReceiver *) &recv;
+	ret = SPI_execute_extended(sql.data, &options);
+	/* (SPI calls a SELECT into a receiver of its own a utility statement) */
+	if (ret != SPI_OK_SELECT && ret != SPI_OK_UTILITY)
+		elog(ERROR, "gnomon.feed_batch_c: reading the history failed: %s", SPI_result_code_string(ret));
+	vx = recv.vx;
+	nv = recv.nv;
+
+	/* the versions by xid, then version key: each transaction a run, its key the run's last version key */
+	sort_int_keyed(vx, nv);
+	tx = palloc(sizeof(IntKeyed) * Max(nv, 1));
+	counts = palloc(sizeof(int64) * Max(nv, 1));
+	for (int v = 0; v < nv; v++)
+	{
+		if (nt == 0 || tx[nt - 1].vid != vx[v].key)
+		{
+			/* a new transaction: (its key, its xid, its number in xid order), the key filled in below */
+			tx[nt].vid = vx[v].key;
+			tx[nt].i = nt;
+			counts[nt] = 0;
+			nt++;
+		}
+		tx[nt - 1].key = vx[v].vid;
+		counts[nt - 1]++;
+	}
+
+	/* in xid order: xid_sorted, key_by_xid */
+	MemoryContextSwitchTo(fn_cxt);
+	d_xid_sorted = palloc(sizeof(Datum) * Max(nt, 1));
+	d_key_by_xid = palloc(sizeof(Datum) * Max(nt, 1));
+	for (int t = 0; t < nt; t++)
+	{
+		d_xid_sorted[t] = FullTransactionIdGetDatum(FullTransactionIdFromU64((uint64) tx[t].vid));
+		d_key_by_xid[t] = Int64GetDatum(tx[t].key);
+	}
+	/* by key (version keys are unique, so keys are): txn_xid, txn_key, txn_upto */
+	sort_int_keyed(tx, nt);
+	d_txn_xid = palloc(sizeof(Datum) * Max(nt, 1));
+	d_txn_key = palloc(sizeof(Datum) * Max(nt, 1));
+	d_txn_upto = palloc(sizeof(Datum) * Max(nt, 1));
+	for (int t = 0; t < nt; t++)
+	{
+		upto += counts[tx[t].i];
+		d_txn_xid[t] = FullTransactionIdGetDatum(FullTransactionIdFromU64((uint64) tx[t].vid));
+		d_txn_key[t] = Int64GetDatum(tx[t].key);
+		d_txn_upto[t] = Int64GetDatum(upto);
+	}
+	values[0] = PointerGetDatum(construct_array(d_txn_xid, nt, XID8OID, sizeof(uint64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	values[1] = PointerGetDatum(construct_array(d_txn_key, nt, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	values[2] = PointerGetDatum(construct_array(d_txn_upto, nt, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	values[3] = PointerGetDatum(construct_array(d_xid_sorted, nt, XID8OID, sizeof(uint64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	values[4] = PointerGetDatum(construct_array(d_key_by_xid, nt, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	result = heap_form_tuple(BlessTupleDesc(rdesc), values, nulls);
+	SPI_finish();
+	PG_RETURN_DATUM(HeapTupleGetDatum(result));
 }

@@ -249,7 +249,7 @@ class FeedPageCIT extends FeedTestBase {
   }
 
   /** The C module built by gnomon-c (-Dgnomon.c.library, set by the Maven build); missing, the test fails. */
-  private static String cLibrary() {
+  static String cLibrary() {
     String path = System.getProperty("gnomon.c.library");
     assertTrue(path != null && !path.isBlank(), "-Dgnomon.c.library is not set; run the tests through Maven");
     Path p = Path.of(path).toAbsolutePath().normalize();

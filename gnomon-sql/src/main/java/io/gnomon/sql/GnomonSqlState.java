@@ -50,8 +50,8 @@ public enum GnomonSqlState {
    */
   MERGE_REPLANNED_CONFLICT("GN035", false),
   /**
-   * {@code gnomon.feed_page_c} (the C module's change-feed page) was asked for a table it cannot read: no tracked table
-   * has the id, or its history lacks a column of the table.
+   * {@code gnomon.feed_page_c} or {@code gnomon.feed_batch_c} (the C module's change-feed page and batch order) was
+   * asked for a table it cannot read: no tracked table has the id, or its history lacks a column of the table.
    */
   FEED_PAGE_C_MISUSE("GN036", false),
   /** A merge input exceeds a configured limit (json: nesting depth or number of nodes). */

@@ -19,7 +19,7 @@ insert into gnomon.error_code (sqlstate, name, retryable, meaning) values
   ('GN033', 'INVALID_POSITION',         false, 'The feed position is malformed, belongs to no delivered page, or goes backwards.'),
   ('GN034', 'BRANCH_FOLLOWED',          false, 'A change-feed consumer follows the branch; unregister it before dropping the branch.'),
   ('GN035', 'MERGE_REPLANNED_CONFLICT', false, 'Internal to gnomon.merge: rows planned after its writes began (changed concurrently, or left over by its direct writes) now conflict; the merge rolls its writes back and records the conflicts.'),
-  ('GN036', 'FEED_PAGE_C_MISUSE',       false, 'gnomon.feed_page_c (the C module''s change-feed page) was asked for a table it cannot read: no tracked table has the id, or its history lacks a column of the table.'),
+  ('GN036', 'FEED_PAGE_C_MISUSE',       false, 'gnomon.feed_page_c or gnomon.feed_batch_c (the C module''s change-feed page and batch order) was asked for a table it cannot read: no tracked table has the id, or its history lacks a column of the table.'),
   ('GN040', 'MERGE_LIMIT_EXCEEDED',     false, 'A merge input exceeds a configured limit (json: nesting depth or number of nodes); nothing was merged.'),
   ('GN041', 'INVALID_SETTING',          false, 'A gnomon.* setting has a value Gnomon does not accept (gnomon.settings() lists what each accepts).'),
   ('GN050', 'BRANCH_NOT_FOUND',         false, 'No branch has that name, or the selected branch was dropped.'),

@@ -540,6 +540,11 @@ begin
                      'from_vid bigint, to_tkey bigint, to_vid bigint, split xid8, recent xid8) '
                      'returns table (xid xid8, vid bigint, tkey bigint, op "char", key json, before json, after json) '
                      'language c stable rows 1000 as %L, %L', library, 'gnomon_feed_page_c');
+      -- its batch order, for gnomon.feed_batch_of
+      execute format('create or replace function gnomon.feed_batch_c(table_id integer, prev pg_snapshot, cur pg_snapshot, '
+                     'start pg_snapshot, out txn_xid xid8[], out txn_key bigint[], out txn_upto bigint[], '
+                     'out xid_sorted xid8[], out key_by_xid bigint[]) language c stable as %L, %L',
+                     library, 'gnomon_feed_batch_c');
     exception when undefined_function then
       raise exception using errcode = 'GN070',
         message = format('the Gnomon C module %L has no read functions: %s', library, sqlerrm),
@@ -563,6 +568,8 @@ begin
       'Folded while planning: want when the arm''s conditions pin every key column given, else not want (the optional C module''s point read).';
     comment on function gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8) is
       'A change-feed page of a table on main, the rows of its gnomon_t.<base>_page with the same parameters (the optional C module''s page reader, run by gnomon.feed_read).';
+    comment on function gnomon.feed_batch_c(integer, pg_snapshot, pg_snapshot, pg_snapshot) is
+      'The order of a change-feed batch of one table on main, the arrays gnomon.feed_batch_of computes in SQL (the optional C module''s page reader).';
     comment on function gnomon.as_of_key_c(anyelement, text, xid8, integer, regprocedure, boolean, "any") is
       'The row of a key as of a coordinate: the live row when its xmin is visible there, else the table''s fallback gnomon_t.<base>_as_of_k (the optional C module''s point read).';
   else
@@ -576,6 +583,7 @@ begin
     drop function if exists gnomon.as_of_key_c(anyelement, text, xid8, integer, regprocedure, boolean, "any");
     drop function if exists gnomon.as_of_support_c(internal);
     drop function if exists gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8);
+    drop function if exists gnomon.feed_batch_c(integer, pg_snapshot, pg_snapshot, pg_snapshot);
   end if;
   for tid in select table_id from gnomon.tracked_table order by table_id loop
     perform gnomon.install_triggers(tid, enable);

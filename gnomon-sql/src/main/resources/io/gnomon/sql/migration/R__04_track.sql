@@ -76,7 +76,7 @@ language sql immutable parallel safe as $$
          ('gnomon.feed_batches', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
           'gnomon.feed_read() uses the kept batch orders (gnomon.feed_batch); off chooses every page by a scan'),
          ('gnomon.feed_page_c', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
-          'gnomon.feed_read() reads main''s pages with images through the C module (gnomon.feed_page_c) when it is enabled; off reads them in SQL'),
+          'gnomon.feed_read() reads main''s pages with images (gnomon.feed_page_c) and one-table batch orders (gnomon.feed_batch_c) through the C module when it is enabled; off does both in SQL'),
          ('gnomon.merge_direct', 'on', 'on or off (or any other boolean: true, false, yes, no, 1, 0)',
           'gnomon.merge() writes a branch''s first merge into main directly where main left the keys unchanged; off plans every key')
 $$;
