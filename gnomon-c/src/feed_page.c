@@ -632,8 +632,8 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	 */
 	tune_malloc();
 	InitMaterializedSRF(fcinfo, 0);
-	for (int i = 0; i <= 12; i++)
-		if (PG_ARGISNULL(i))
+	for (int i = 0; i <= 17; i++)
+		if (i < 13 || i > 14 ? PG_ARGISNULL(i) : false)
 			return (Datum) 0;	/* the SQL page returns no row for a missing bound either */
 	table_id = PG_GETARG_INT32(0);
 	/* (detoasted once: every version is tested against them) */
@@ -947,12 +947,41 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	qsort_arg(perm, nvers, sizeof(int), cmp_order, vers);
 	{
 		MemoryContext old = MemoryContextSwitchTo(fn_cxt);
+		bool		whole = PG_GETARG_BOOL(15);
+		int64		cur_id = PG_GETARG_INT64(16);
+		int64		t = PG_GETARG_INT64(17);
+		text	   *letters[3] = {cstring_to_text("c"), cstring_to_text("u"), cstring_to_text("d")};
+		char		pos[3 * (MAXINT8LEN + 1) + 4];
 
 		for (int j = 0; j < nvers; j++)
 		{
 			Version    *v = &vers[perm[j]];
-			Datum		values[7];
-			bool		nulls[7] = {false, false, false, false, false, false, false};
+			Datum		values[9];
+			bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
+			int			len = 3;
+
+			/*
+			 * its position, as gnomon.feed_page_plan's statement writes the others' (FeedPosition parses it): the
+			 * last event of a batch taken whole carries the position past the batch
+			 */
+			memcpy(pos, "v1:", 3);
+			if (whole && v->vid == to_vid)
+			{
+				len += pg_lltoa(cur_id, pos + len);
+				memcpy(pos + len, ":0:0", 4);
+				len += 4;
+			}
+			else
+			{
+				len += pg_lltoa(t, pos + len);
+				pos[len++] = ':';
+				len += pg_lltoa(v->tkey, pos + len);
+				pos[len++] = ':';
+				len += pg_lltoa(v->vid, pos + len);
+			}
+			values[7] = PointerGetDatum(cstring_to_text_with_len(pos, len));
+			/* its operation as the envelope names it */
+			values[8] = PointerGetDatum(letters[v->op == 'I' ? 0 : v->op == 'U' ? 1 : 2]);
 
 			values[0] = FullTransactionIdGetDatum(FullTransactionIdFromU64(v->xid));
 			values[1] = Int64GetDatum(v->vid);

@@ -195,7 +195,7 @@ class FeedPageCIT extends FeedTestBase {
     sql("select gnomon.use_c_module(true, '" + cLibrary() + "')");
     SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, () -> sql("select * from"
         + " gnomon.feed_page_c(987654, pg_current_snapshot(), pg_current_snapshot(), pg_current_snapshot(), true,"
-        + " '{}', '{}', '1', '1', 0, 0, 0, 0, null, '0')"));
+        + " '{}', '{}', '1', '1', 0, 0, 0, 0, null, '0', true, 1, 0)"));
     assertEquals("GN036", e.getSQLState());
     assertTrue(e.getMessage().contains("no tracked table has the id 987654"), e.getMessage());
   }

@@ -535,10 +535,14 @@ begin
                      'fallback regprocedure, keyed boolean, variadic attnum_and_values "any") returns setof anyelement '
                      'language c stable parallel safe rows 1 support gnomon.as_of_support_c as %L, %L', library, 'gnomon_as_of_key_c');
       -- the change feed's page of main with images (gnomon-c/src/feed_page.c), for gnomon.feed_page_plan
+      -- (its earlier signature, without the positions, goes: the module's library has only this one)
+      drop function if exists gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8);
       execute format('create or replace function gnomon.feed_page_c(table_id integer, prev pg_snapshot, cur pg_snapshot, '
                      'start pg_snapshot, images boolean, sx xid8[], st bigint[], lo xid8, hi xid8, from_tkey bigint, '
-                     'from_vid bigint, to_tkey bigint, to_vid bigint, split xid8, recent xid8) '
-                     'returns table (xid xid8, vid bigint, tkey bigint, op "char", key json, before json, after json) '
+                     'from_vid bigint, to_tkey bigint, to_vid bigint, split xid8, recent xid8, whole boolean, '
+                     'cur_id bigint, from_tick bigint) '
+                     'returns table (xid xid8, vid bigint, tkey bigint, op "char", key json, before json, after json, '
+                     'event_position text, event_op text) '
                      'language c stable rows 1000 as %L, %L', library, 'gnomon_feed_page_c');
       -- its batch order, for gnomon.feed_batch_of
       execute format('create or replace function gnomon.feed_batch_c(table_id integer, prev pg_snapshot, cur pg_snapshot, '
@@ -566,8 +570,8 @@ begin
       'Planner support of gnomon.as_of_keyed_c and gnomon.as_of_key_c: finds the key values a query pins in an arm of an as-of read (the optional C module''s point read).';
     comment on function gnomon.as_of_keyed_c(boolean, "any") is
       'Folded while planning: want when the arm''s conditions pin every key column given, else not want (the optional C module''s point read).';
-    comment on function gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8) is
-      'A change-feed page of a table on main, the rows of its gnomon_t.<base>_page with the same parameters (the optional C module''s page reader, run by gnomon.feed_read).';
+    comment on function gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8, boolean, bigint, bigint) is
+      'A change-feed page of a table on main, the rows of its gnomon_t.<base>_page with the same parameters, each with its position (whole, cur_id and from_tick as gnomon.feed_page_plan''s statement writes positions) and its operation''s letter (the optional C module''s page reader, run by gnomon.feed_read).';
     comment on function gnomon.feed_batch_c(integer, pg_snapshot, pg_snapshot, pg_snapshot) is
       'The order of a change-feed batch of one table on main, the arrays gnomon.feed_batch_of computes in SQL (the optional C module''s page reader).';
     comment on function gnomon.as_of_key_c(anyelement, text, xid8, integer, regprocedure, boolean, "any") is
@@ -583,6 +587,7 @@ begin
     drop function if exists gnomon.as_of_key_c(anyelement, text, xid8, integer, regprocedure, boolean, "any");
     drop function if exists gnomon.as_of_support_c(internal);
     drop function if exists gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8);
+    drop function if exists gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8, boolean, bigint, bigint);
     drop function if exists gnomon.feed_batch_c(integer, pg_snapshot, pg_snapshot, pg_snapshot);
   end if;
   for tid in select table_id from gnomon.tracked_table order by table_id loop

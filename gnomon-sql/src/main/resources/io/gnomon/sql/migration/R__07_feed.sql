@@ -473,7 +473,7 @@ comment on function gnomon.feed_batch_of(bigint, integer, integer[], pg_snapshot
 -- gnomon.feed_page_c, and the setting gnomon.feed_page_c is on.
 create or replace function gnomon.c_feed_page_enabled() returns boolean
 language sql stable as $$
-  select pg_catalog.to_regprocedure('gnomon.feed_page_c(integer,pg_snapshot,pg_snapshot,pg_snapshot,boolean,xid8[],bigint[],xid8,xid8,bigint,bigint,bigint,bigint,xid8,xid8)') is not null
+  select pg_catalog.to_regprocedure('gnomon.feed_page_c(integer,pg_snapshot,pg_snapshot,pg_snapshot,boolean,xid8[],bigint[],xid8,xid8,bigint,bigint,bigint,bigint,xid8,xid8,boolean,bigint,bigint)') is not null
      and gnomon.setting('gnomon.feed_page_c')::boolean
 $$;
 comment on function gnomon.c_feed_page_enabled() is 'Internal: whether gnomon.feed_read reads main''s pages with images through the optional C module (gnomon.feed_page_c, and the setting gnomon.feed_page_c on).';
@@ -532,7 +532,8 @@ declare
   parent gnomon.point;
   -- main's pages with images through the C module's page reader (gnomon-c/src/feed_page.c): same rows, same images
   use_c_page boolean := gnomon.c_feed_page_enabled();
-  -- the page's rows come in their order from their one source (the C page of one table sorts them itself): no sort
+  -- the page's rows come in their order from their one source (the C page of one table sorts them itself, and
+  -- writes their positions and operations' letters): no sort, no expressions per row
   in_order boolean;
 begin
   if max_events is null or max_events < 1 or max_events > 1000000 then
@@ -592,8 +593,10 @@ begin
                                      format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_bpage'),
                                      c.with_images, c.branch_id)
                          when c.with_images and use_c_page
-                         then format('select %L::text as table_name, pg.xid, pg.vid, pg.tkey, pg.op, pg.key, pg.before, pg.after'
-                                     ' from gnomon.feed_page_c(%s, $1, $2, $3, true, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) pg',
+                         then format('select %L::text as table_name, pg.xid, pg.vid, pg.tkey, pg.op, pg.key, pg.before, pg.after,'
+                                     ' pg.event_position, pg.event_op'
+                                     ' from gnomon.feed_page_c(%s, $1, $2, $3, true, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,'
+                                     ' $14, $15, $16) pg',
                                      format('%I.%I', tt.schema_name, tt.table_name), tt.table_id)
                          when c.with_images
                          then format('select %L::text as table_name, pg.xid, pg.vid, pg.tkey, pg.op, pg.key, pg.before, pg.after'
@@ -682,12 +685,18 @@ begin
       -- the page's versions with their images, in order; the last event of a batch taken whole carries the position
       -- past the batch (positions by concatenation: format() looked up its arguments' output functions again for
       -- every row, 6% of a C page's instructions)
-      q := format($q$
+      -- (the C page of one table writes its rows' positions and letters itself, the same way: their text, two
+      -- numbers' and three concatenations per row were a sixth of its page's instructions)
+      q := case when in_order then format($q$
+        select u.event_position, $15, $17, u.xid, u.tkey, u.vid, u.table_name, u.event_op, u.key, u.before, u.after, $19
+          from (%s) u$q$, q_rows)
+        else format($q$
         select case when u.vid = $11 and $14 then 'v1:' || $15::text || ':0:0'
                     else 'v1:' || $16::text || ':' || u.tkey::text || ':' || u.vid::text end,
                $15, $17, u.xid, u.tkey, u.vid, u.table_name,
                case u.op when 'I' then 'c' when 'U' then 'u' else 'd' end, u.key, u.before, u.after, $19
-          from (%s) u%s$q$, q_rows, case when in_order then '' else E'\n order by u.tkey, u.vid' end);
+          from (%s) u
+         order by u.tkey, u.vid$q$, q_rows) end;
       q_prev := prev; q_cur := cur; q_start := c.start_snapshot; q_sx := sx; q_st := st; q_lo := xid_lo;
       q_hi := xid_hi; q_tk := tk; q_v := v; q_to_tkey := to_tkey; q_to_vid := to_vid; q_split := split;
       q_recent := recent; q_whole := batch_left = n; q_cur_id := cur_id; q_t := t; q_cur_at := cur_at;
