@@ -528,8 +528,16 @@ probe_history(Oid hist, Datum prev, Version *vers, int *idx, int n, TupleDesc hd
 			if (ntids >= 0)
 			{
 				for (int t = 0; t < ntids; t++)
+				{
+					/*
+					 * (not the version's own entry, whose row the page's scan read: its version key is not above its
+					 * own; history rows are never updated, so an entry's TID is its row's)
+					 */
+					if (v->tup->t_tableOid == part_oids[p] && ItemPointerEquals(&lps[p].tids[t], &v->tup->t_self))
+						continue;
 					if (gnomon_leaf_probe_fetch(&lps[p], t, slots[p]))
 						keep_next(v, slots[p], p, vid_att[p], &best, &best_p, &best_vid);
+				}
 			}
 			else
 			{
