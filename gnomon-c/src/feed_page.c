@@ -24,7 +24,8 @@
  *
  * gnomon.feed_batch_c (at the end) computes a batch's order, the first statement of a page, for a consumer of one
  * table on main: the versions' xids and version keys from a scan of the history into a receiver of its own, sorted
- * here.
+ * here. It keeps the rows it scans for the page that reads the same batch next in the same transaction (BatchCache),
+ * which then skips its own scan (step 1 above).
  */
 #include "postgres.h"
 
@@ -62,6 +63,7 @@
 #include "utils/typcache.h"
 #include "utils/snapmgr.h"
 #include "utils/xid8.h"
+#include "storage/proc.h"
 
 #include "feed_json.h"
 #include "leaf_probe.h"
@@ -206,6 +208,94 @@ tune_malloc(void)
 		mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
 		malloc_tuned = true;
 	}
+}
+
+/*
+ * A batch's versions, kept by gnomon.feed_batch_c for the page that reads the same batch next in the same transaction
+ * (gnomon.feed_read computes a batch's order, then reads its page): the page then takes its versions from here
+ * instead of scanning the history again. Its memory is a child of TopTransactionContext, gone at the transaction's end;
+ * the local transaction id tells a live cache from a stale pointer. A batch's versions never change once its ticks
+ * exist (history rows are never updated; retention keeps what a registered consumer needs), so any later statement
+ * of the transaction reads the same rows. Up to BATCH_CACHE_BYTES of rows: a larger batch is not kept.
+ */
+#define BATCH_CACHE_BYTES (64 * 1024 * 1024)
+
+typedef struct BatchCache
+{
+	MemoryContext cxt;			/* NULL: nothing kept */
+	LocalTransactionId lxid;
+	Oid			hist;
+	struct varlena *snaps[3];	/* prev, cur, start */
+	TupleDesc	desc;
+	HeapTuple  *tups;
+	int			ntups;
+	int			cap;
+	Size		bytes;
+	bool		complete;		/* the scan ended (an error inside a subtransaction leaves it false) */
+} BatchCache;
+
+static BatchCache batch_cache;
+
+/* Whether the cache holds this transaction's rows of the batch (hist, prev, cur, start); forgets a stale one */
+static bool
+batch_cache_holds(Oid hist, Datum *snaps)
+{
+	if (batch_cache.cxt == NULL)
+		return false;
+	if (batch_cache.lxid != MyProc->lxid)
+	{
+		/* (its context went with its transaction) */
+		memset(&batch_cache, 0, sizeof(batch_cache));
+		return false;
+	}
+	if (!batch_cache.complete || batch_cache.hist != hist)
+		return false;
+	for (int i = 0; i < 3; i++)
+	{
+		struct varlena *a = (struct varlena *) DatumGetPointer(snaps[i]);
+
+		if (VARSIZE_ANY(a) != VARSIZE_ANY(batch_cache.snaps[i]) ||
+			memcmp(a, batch_cache.snaps[i], VARSIZE_ANY(a)) != 0)
+			return false;
+	}
+	/* the history's columns as they were (a column added since, in this transaction, is not in the kept rows) */
+	{
+		Relation	h = relation_open(hist, AccessShareLock);
+		TupleDesc	d = RelationGetDescr(h);
+		int			k = 0;
+		bool		same = true;
+
+		/* (h.* of the kept rows: the history's columns that are not dropped, in order) */
+		for (int i = 0; same && i < d->natts; i++)
+		{
+			Form_pg_attribute a = TupleDescAttr(d, i);
+			Form_pg_attribute b;
+
+			if (a->attisdropped)
+				continue;
+			if (k >= batch_cache.desc->natts)
+			{
+				same = false;
+				break;
+			}
+			b = TupleDescAttr(batch_cache.desc, k++);
+			same = a->atttypid == b->atttypid && strcmp(NameStr(a->attname), NameStr(b->attname)) == 0;
+		}
+		same = same && k == batch_cache.desc->natts;
+		relation_close(h, AccessShareLock);
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
+/* Drops what the cache holds */
+static void
+batch_cache_drop(void)
+{
+	if (batch_cache.cxt != NULL && batch_cache.lxid == MyProc->lxid)
+		MemoryContextDelete(batch_cache.cxt);
+	memset(&batch_cache, 0, sizeof(batch_cache));
 }
 
 /*
@@ -621,7 +711,6 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	Relation	rel;
 	Oid			hist_oid;
 	TupleDesc	hdesc;
-	SPITupleTable *htab;
 	Version    *vers;
 	int			nvers = 0;
 	int		   *perm;
@@ -702,56 +791,81 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 		}
 	}
 
-	/* 1. the page's versions: the batch's (as gnomon_t.<base>_changes), in the page's range of xids */
-	appendStringInfo(&sql, "select h.* from gnomon_t.%s h where h.g_xid between $4 and $5 and " BATCH_RANGE,
-					 quote_identifier(history_table));
-	argtypes[0] = argtypes[1] = argtypes[2] = PG_SNAPSHOTOID;
-	argtypes[3] = argtypes[4] = XID8OID;
-	args[0] = prev;
-	args[1] = cur;
-	args[2] = start;
-	args[3] = PG_GETARG_DATUM(7);
-	args[4] = PG_GETARG_DATUM(8);
-	ret = SPI_execute_with_args(sql.data, 5, argtypes, args, NULL, true, 0);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "gnomon.feed_page_c: reading the history failed: %s", SPI_result_code_string(ret));
-	htab = SPI_tuptable;
-	hdesc = htab->tupdesc;
-	vers = palloc0(sizeof(Version) * Max(SPI_processed, 1));
-	for (uint64 r = 0; r < SPI_processed; r++)
+	/*
+	 * 1. the page's versions: the batch's (as gnomon_t.<base>_changes), in the page's range of xids; those
+	 * gnomon.feed_batch_c kept when it scanned the batch for its order in this transaction, else a scan
+	 */
 	{
-		HeapTuple	t = htab->vals[r];
-		bool		isnull;
-		Version    *v = &vers[nvers];
-		int			left = 0,
-					right = nsx;
-		Datum		xid = heap_getattr(t, 2, hdesc, &isnull);
+		Datum		snaps[3] = {prev, cur, start};
+		uint64		lo = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(7));
+		uint64		hi = U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(8));
+		bool		kept = batch_cache_holds(hist_oid, snaps);
+		HeapTuple  *rows;
+		uint64		nrows;
 
-		if (!in_batch(xid, prev, cur, start))
-			continue;
-		v->tup = t;
-		v->vid = DatumGetInt64(heap_getattr(t, 1, hdesc, &isnull));
-		v->xid = U64FromFullTransactionId(DatumGetFullTransactionId(xid));
-		v->op = DatumGetChar(heap_getattr(t, 3, hdesc, &isnull));
-		/* st[width_bucket(xid, sx)]: the number of sx at or below the xid names its key (none: null) */
-		while (left < right)
+		if (kept)
 		{
-			int			mid = (left + right) / 2;
-
-			if (v->xid < DatumGetUInt64(sx_d[mid]))
-				right = mid;
-			else
-				left = mid + 1;
+			rows = batch_cache.tups;
+			nrows = batch_cache.ntups;
+			hdesc = batch_cache.desc;
 		}
-		if (left == 0 || left > nst)
-			continue;
-		v->tkey = DatumGetInt64(st_d[left - 1]);
-		if (!(v->tkey > from_tkey || (v->tkey == from_tkey && v->vid > from_vid)))
-			continue;
-		if (!(v->tkey < to_tkey || (v->tkey == to_tkey && v->vid <= to_vid)))
-			continue;
-		v->next = -1;
-		nvers++;
+		else
+		{
+			appendStringInfo(&sql, "select h.* from gnomon_t.%s h where h.g_xid between $4 and $5 and " BATCH_RANGE,
+							 quote_identifier(history_table));
+			argtypes[0] = argtypes[1] = argtypes[2] = PG_SNAPSHOTOID;
+			argtypes[3] = argtypes[4] = XID8OID;
+			args[0] = prev;
+			args[1] = cur;
+			args[2] = start;
+			args[3] = PG_GETARG_DATUM(7);
+			args[4] = PG_GETARG_DATUM(8);
+			ret = SPI_execute_with_args(sql.data, 5, argtypes, args, NULL, true, 0);
+			if (ret != SPI_OK_SELECT)
+				elog(ERROR, "gnomon.feed_page_c: reading the history failed: %s", SPI_result_code_string(ret));
+			rows = SPI_tuptable->vals;
+			nrows = SPI_processed;
+			hdesc = SPI_tuptable->tupdesc;
+		}
+		elog(DEBUG1, "gnomon.feed_page_c: " UINT64_FORMAT " versions of the batch %s", nrows,
+			 kept ? "kept by its order's scan" : "read from the history");
+		vers = palloc0(sizeof(Version) * Max(nrows, 1));
+		for (uint64 r = 0; r < nrows; r++)
+		{
+			HeapTuple	t = rows[r];
+			bool		isnull;
+			Version    *v = &vers[nvers];
+			int			left = 0,
+						right = nsx;
+			Datum		xid = heap_getattr(t, 2, hdesc, &isnull);
+
+			v->xid = U64FromFullTransactionId(DatumGetFullTransactionId(xid));
+			/* (the kept rows passed in_batch when they were kept) */
+			if (v->xid < lo || v->xid > hi || (!kept && !in_batch(xid, prev, cur, start)))
+				continue;
+			v->tup = t;
+			v->vid = DatumGetInt64(heap_getattr(t, 1, hdesc, &isnull));
+			v->op = DatumGetChar(heap_getattr(t, 3, hdesc, &isnull));
+			/* st[width_bucket(xid, sx)]: the number of sx at or below the xid names its key (none: null) */
+			while (left < right)
+			{
+				int			mid = (left + right) / 2;
+
+				if (v->xid < DatumGetUInt64(sx_d[mid]))
+					right = mid;
+				else
+					left = mid + 1;
+			}
+			if (left == 0 || left > nst)
+				continue;
+			v->tkey = DatumGetInt64(st_d[left - 1]);
+			if (!(v->tkey > from_tkey || (v->tkey == from_tkey && v->vid > from_vid)))
+				continue;
+			if (!(v->tkey < to_tkey || (v->tkey == to_tkey && v->vid <= to_vid)))
+				continue;
+			v->next = -1;
+			nvers++;
+		}
 	}
 
 	/* 2. each version's next version of its key in the page (the SQL page's window) */
@@ -1026,8 +1140,9 @@ batch_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	BatchReceiver *r = (BatchReceiver *) self;
 
+	/* the history's g_vid, g_xid */
 	slot_getsomeattrs(slot, 2);
-	if (slot->tts_isnull[0] || !in_batch(slot->tts_values[0], r->prev, r->cur, r->start))
+	if (slot->tts_isnull[1] || !in_batch(slot->tts_values[1], r->prev, r->cur, r->start))
 		return true;
 	if (r->nv == r->cap)
 	{
@@ -1035,16 +1150,41 @@ batch_receive(TupleTableSlot *slot, DestReceiver *self)
 		r->vx = repalloc_huge(r->vx, sizeof(IntKeyed) * r->cap);
 	}
 	/* (an xid8 is below 2^63: a full transaction id's epoch is 32 bits) */
-	r->vx[r->nv].key = (int64) U64FromFullTransactionId(DatumGetFullTransactionId(slot->tts_values[0]));
-	r->vx[r->nv].vid = DatumGetInt64(slot->tts_values[1]);
+	r->vx[r->nv].key = (int64) U64FromFullTransactionId(DatumGetFullTransactionId(slot->tts_values[1]));
+	r->vx[r->nv].vid = DatumGetInt64(slot->tts_values[0]);
 	r->vx[r->nv].i = 0;
 	r->nv++;
+	/* the row, for the page that reads the batch next */
+	if (batch_cache.cxt != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(batch_cache.cxt);
+		HeapTuple	t;
+
+		if (batch_cache.ntups == batch_cache.cap)
+		{
+			batch_cache.cap *= 2;
+			batch_cache.tups = repalloc_huge(batch_cache.tups, sizeof(HeapTuple) * batch_cache.cap);
+		}
+		t = ExecCopySlotHeapTuple(slot);
+		batch_cache.tups[batch_cache.ntups++] = t;
+		batch_cache.bytes += HEAPTUPLESIZE + t->t_len;
+		MemoryContextSwitchTo(old);
+		if (batch_cache.bytes > BATCH_CACHE_BYTES)
+			batch_cache_drop();
+	}
 	return true;
 }
 
 static void
 batch_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 {
+	if (batch_cache.cxt != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(batch_cache.cxt);
+
+		batch_cache.desc = CreateTupleDescCopy(typeinfo);
+		MemoryContextSwitchTo(old);
+	}
 }
 
 static void
@@ -1071,6 +1211,8 @@ gnomon_feed_batch_c(PG_FUNCTION_ARGS)
 	SPIExecuteOptions options;
 	BatchReceiver recv;
 	char	   *history_table;
+	Oid			hist_oid;
+	Datum		snap_args[3];
 	IntKeyed   *vx;
 	IntKeyed   *tx;
 	int			nv,
@@ -1098,8 +1240,13 @@ gnomon_feed_batch_c(PG_FUNCTION_ARGS)
 		elog(ERROR, "gnomon: SPI_connect failed");
 	feed_table(PG_GETARG_INT32(0), "gnomon.feed_batch_c");
 	history_table = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4);
+	{
+		bool		isnull;
+
+		hist_oid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 6, &isnull));
+	}
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "select h.g_xid, h.g_vid from gnomon_t.%s h where " BATCH_RANGE, quote_identifier(history_table));
+	appendStringInfo(&sql, "select h.* from gnomon_t.%s h where " BATCH_RANGE, quote_identifier(history_table));
 	params = makeParamList(2);
 	for (int i = 0; i < 2; i++)
 	{
@@ -1115,11 +1262,22 @@ gnomon_feed_batch_c(PG_FUNCTION_ARGS)
 	recv.pub.rDestroy = batch_shutdown;
 	recv.pub.mydest = DestNone;
 	/* (detoasted once: every version is tested against them) */
-	recv.prev = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(1)));
-	recv.cur = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(2)));
-	recv.start = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(3)));
+	recv.prev = snap_args[0] = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(1)));
+	recv.cur = snap_args[1] = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(2)));
+	recv.start = snap_args[2] = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(3)));
 	recv.cap = 1024;
 	recv.vx = palloc(sizeof(IntKeyed) * recv.cap);
+	/* the batch's rows are kept for its page (what was kept before goes) */
+	batch_cache_drop();
+	batch_cache.cxt = AllocSetContextCreate(TopTransactionContext, "gnomon feed batch rows", ALLOCSET_DEFAULT_SIZES);
+	batch_cache.lxid = MyProc->lxid;
+	batch_cache.hist = hist_oid;
+	for (int i = 0; i < 3; i++)
+		batch_cache.snaps[i] = (struct varlena *) MemoryContextAlloc(batch_cache.cxt, VARSIZE_ANY(DatumGetPointer(snap_args[i])));
+	for (int i = 0; i < 3; i++)
+		memcpy(batch_cache.snaps[i], DatumGetPointer(snap_args[i]), VARSIZE_ANY(DatumGetPointer(snap_args[i])));
+	batch_cache.cap = 1024;
+	batch_cache.tups = MemoryContextAlloc(batch_cache.cxt, sizeof(HeapTuple) * batch_cache.cap);
 	memset(&options, 0, sizeof(options));
 	options.params = params;
 	options.read_only = true;
@@ -1128,6 +1286,7 @@ gnomon_feed_batch_c(PG_FUNCTION_ARGS)
 	/* (SPI calls a SELECT into a receiver of its own a utility statement) */
 	if (ret != SPI_OK_SELECT && ret != SPI_OK_UTILITY)
 		elog(ERROR, "gnomon.feed_batch_c: reading the history failed: %s", SPI_result_code_string(ret));
+	batch_cache.complete = batch_cache.cxt != NULL && batch_cache.desc != NULL;
 	vx = recv.vx;
 	nv = recv.nv;
 

@@ -28,8 +28,9 @@ class FeedBatchCIT extends FeedTestBase {
     sql("select gnomon.use_c_module(true, '" + FeedPageCIT.cLibrary() + "')");
     FeedBatchOrderIT.trackTables(this);
     sql("select gnomon.branch_create('bo_br')");
-    feed().register("one_on", List.of("public.bo_a"), FeedStart.now(), true);
-    feed().register("one_off", List.of("public.bo_a"), FeedStart.now(), true);
+    for (String name : List.of("one_on", "one_off", "big_on", "big_off")) {
+      feed().register(name, List.of("public.bo_a"), FeedStart.now(), true);
+    }
     FeedBatchOrderIT.interleaveWrites(this, random, 400, 150, () -> feed().register("one_mid",
         List.of("public.bo_a"), FeedStart.at(io.gnomon.Coordinate.parse(one("select gnomon.coordinate()"))), true));
     tick();
@@ -61,25 +62,91 @@ class FeedBatchCIT extends FeedTestBase {
     System.out.printf("FeedBatchCIT: %d batches, %d transactions%n", batches, transactions);
     assertTrue(batches >= 10 && transactions >= 50, "seed " + seed + ": " + batches + " batches, " + transactions
         + " transactions");
-    int pages = 0;
-    int events = 0;
-    try (Connection on = connect(); Connection off = connect()) {
-      sql(off, "set gnomon.feed_page_c = off", "set gnomon.feed_batches = off");
-      Random sizes = new Random(seed + 1);
-      while (true) {
-        int pageSize = 1 + sizes.nextInt(8);
-        List<String> c = FeedBatchOrderIT.page(on, "one_on", pageSize);
-        List<String> o = FeedBatchOrderIT.page(off, "one_off", pageSize);
-        assertEquals(o, c, "seed " + seed + ": page " + pages + " of " + pageSize);
-        if (c.isEmpty()) {
-          break;
+    // pages of whole batches or more (a page's last batch reads the rows its order's scan kept; first: the orders the
+    // other pair keeps in gnomon.feed_batch serve every consumer of the same tables, without a scan), then pages
+    // smaller than their batches (the batch's first page keeps its order and reads the rows its scan kept)
+    for (String[] pair : new String[][] {{"big_on", "big_off"}, {"one_on", "one_off"}}) {
+      int pages = 0;
+      int events = 0;
+      long[] fromScan = new long[2];
+      try (Connection on = connect(); Connection off = connect()) {
+        sql(off, "set gnomon.feed_page_c = off", "set gnomon.feed_batches = off");
+        sql(on, "set client_min_messages = debug1");
+        Random sizes = new Random(seed + pair[0].hashCode());
+        while (true) {
+          int pageSize = pair[0].startsWith("one") ? 1 + sizes.nextInt(8) : 20 + sizes.nextInt(200);
+          List<String> c = FeedBatchOrderIT.page(on, pair[0], pageSize, w -> {
+            if (w.getMessage().contains("versions of the batch kept by its order's scan")) {
+              fromScan[0]++;
+            } else if (w.getMessage().contains("versions of the batch read from the history")) {
+              fromScan[1]++;
+            }
+          });
+          List<String> o = FeedBatchOrderIT.page(off, pair[1], pageSize);
+          assertEquals(o, c, "seed " + seed + ": page " + pages + " of " + pageSize + " for " + pair[0]);
+          if (c.isEmpty()) {
+            break;
+          }
+          pages++;
+          events += c.size();
         }
-        pages++;
-        events += c.size();
       }
+      System.out.printf("FeedBatchCIT %s: %d events in %d pages; the page's versions kept by the order's scan %d"
+          + " times, read from the history %d times%n", pair[0], events, pages, fromScan[0], fromScan[1]);
+      assertTrue(events >= 100, "seed " + seed + ": " + events + " events in " + pages + " pages");
+      assertTrue(fromScan[0] > 0 && fromScan[1] > 0, "seed " + seed + ": " + pair[0] + " read versions kept by the"
+          + " order's scan " + fromScan[0] + " times, from the history " + fromScan[1] + " times");
     }
-    assertTrue(events >= 100, "seed " + seed + ": " + events + " events in " + pages + " pages");
     assertTrue(Integer.parseInt(one("select count(*) from gnomon.feed_batch")) > 0,
         "seed " + seed + ": pages smaller than their batches kept the batches' orders");
+  }
+
+  /**
+   * The rows the batch order's scan keeps serve the pages of the same transaction only while the history's columns
+   * are those they were read with: a column added in between (the history follows the table) sends the page back to
+   * the history, and its images are the SQL page's.
+   */
+  @Test
+  void aColumnAddedInTheTransactionIsInThePage() throws Exception {
+    sql("select gnomon.use_c_module(true, '" + FeedPageCIT.cLibrary() + "')",
+        "create table ac_t (id integer primary key, v integer)", "select gnomon.track('public.ac_t')");
+    for (String name : List.of("ac_on", "ac_off")) {
+      feed().register(name, List.of("public.ac_t"), FeedStart.now(), true);
+    }
+    // (a consumer's first batch, which its start may cut into, is chosen by a scan: the writes go in the second)
+    tick();
+    sql("insert into ac_t select i, i from generate_series(1, 40) i",
+        "update ac_t set v = v + 1 where id % 3 = 0");
+    tick();
+    List<String> c;
+    try (Connection on = connect()) {
+      on.setAutoCommit(false);
+      sql(on, "set local client_min_messages = debug1");
+      long[] kept = new long[1];
+      // a page of 5: the batch's order is computed (its rows kept) and the page reads the kept rows
+      List<String> first = FeedBatchOrderIT.page(on, "ac_on", 5, w -> {
+        if (w.getMessage().contains("kept by its order's scan")) {
+          kept[0]++;
+        }
+      });
+      assertEquals(5, first.size());
+      assertEquals(1, kept[0], "the first page read the rows its batch's order kept");
+      sql(on, "alter table ac_t add column w integer default 7");
+      c = FeedBatchOrderIT.page(on, "ac_on", 1000, w -> {
+        if (w.getMessage().contains("kept by its order's scan")) {
+          kept[0]++;
+        }
+      });
+      assertEquals(1, kept[0], "after the column was added, the page read the history");
+      on.commit();
+    }
+    List<String> o;
+    try (Connection off = connect()) {
+      sql(off, "set gnomon.feed_page_c = off", "set gnomon.feed_batches = off");
+      FeedBatchOrderIT.page(off, "ac_off", 5);
+      o = FeedBatchOrderIT.page(off, "ac_off", 1000);
+    }
+    assertEquals(o, c);
+    assertEquals(48, c.size(), "40 inserts and 13 updates, 5 of them on the first page");
   }
 }
