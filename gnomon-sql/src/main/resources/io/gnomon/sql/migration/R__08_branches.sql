@@ -45,12 +45,23 @@ comment on function gnomon.find_branch(text) is 'The catalog row of a branch (GN
 
 -- Whether a branch's rows are all there: false for a scratch branch (or a scratch ancestor) emptied by a crash.
 -- (PL/pgSQL, not SQL: the branch view calls it only for a chain with a scratch level, so it must not be inlined
--- into the view's plan, and its query plan is cached per session)
+-- into the view's plan.) It is called twice per write on a scratch branch: by the branch view, under the caller's
+-- search_path, and by the write trigger, under its own (pg_catalog, pg_temp). A cached plan made under another
+-- search_path is planned again, so without a search_path of its own its statement was re-planned on every call
+-- (74 µs of server CPU per call, which made an update of a scratch branch cost 2.3 to 2.9 times a logged branch's); and
+-- a loop over the chain's levels with one probe of gnomon.scratch_alive per scratch level, where one statement over
+-- unnest(chain) with a subquery kept choosing a new custom plan.
 create or replace function gnomon.branch_intact(b gnomon.branch) returns boolean
-language plpgsql stable as $$
+language plpgsql stable set search_path = pg_catalog, pg_temp as $$
+declare
+  id integer;
 begin
-  return not exists (select 1 from unnest((gnomon.branch_point(b)).chain) c(id)
-                      where c.id < 0 and not exists (select 1 from gnomon.scratch_alive a where a.branch_id = c.id));
+  foreach id in array coalesce(b.chain, array[b.branch_id]) loop
+    if id < 0 and not exists (select 1 from gnomon.scratch_alive a where a.branch_id = id) then
+      return false;
+    end if;
+  end loop;
+  return true;
 end $$;
 comment on function gnomon.branch_intact(gnomon.branch) is 'False when the branch, or a scratch branch it reads through, lost its rows in a crash or failover.';
 
