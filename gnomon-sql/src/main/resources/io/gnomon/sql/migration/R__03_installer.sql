@@ -536,7 +536,9 @@ begin
                      'language c stable parallel safe rows 1 support gnomon.as_of_support_c as %L, %L', library, 'gnomon_as_of_key_c');
       -- the change feed's page of main with images (gnomon-c/src/feed_page.c), for gnomon.feed_page_plan
       -- (its earlier signature, without the positions, goes: the module's library has only this one)
-      drop function if exists gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8);
+      if to_regprocedure('gnomon.feed_page_c(integer,pg_snapshot,pg_snapshot,pg_snapshot,boolean,xid8[],bigint[],xid8,xid8,bigint,bigint,bigint,bigint,xid8,xid8)') is not null then
+        drop function gnomon.feed_page_c(integer, pg_snapshot, pg_snapshot, pg_snapshot, boolean, xid8[], bigint[], xid8, xid8, bigint, bigint, bigint, bigint, xid8, xid8);
+      end if;
       execute format('create or replace function gnomon.feed_page_c(table_id integer, prev pg_snapshot, cur pg_snapshot, '
                      'start pg_snapshot, images boolean, sx xid8[], st bigint[], lo xid8, hi xid8, from_tkey bigint, '
                      'from_vid bigint, to_tkey bigint, to_vid bigint, split xid8, recent xid8, whole boolean, '
