@@ -48,6 +48,12 @@ class BranchCrashIT {
         });
       }
       assertEquals(6, count(ds, "select count(*) from gnomon_t.t_at(gnomon.point('scratch')) where v = 'scratch'"));
+      // the intact check runs its statement under a search_path of its own: the branch view (the caller's search_path)
+      // and the write trigger (pg_catalog) both call it, and a plan cached under another search_path is made again,
+      // which made every scratch write re-plan it twice (2.3 times a logged write's server CPU)
+      assertEquals(1, count(ds, "select count(*) from pg_proc"
+          + " where oid = 'gnomon.branch_intact(gnomon.branch)'::regprocedure"
+          + " and proconfig @> array['search_path=pg_catalog, pg_temp']"));
 
       pg.crash();
       pg.start();
