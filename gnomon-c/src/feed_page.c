@@ -357,6 +357,13 @@ int_array(int *values, int n)
 	return construct_array(d, n, INT4OID, 4, true, TYPALIGN_INT);
 }
 
+/* An array of n 8-byte by-value datums of type (int8 or xid8) */
+static Datum
+datum8_array(Datum *d, int n, Oid type)
+{
+	return PointerGetDatum(construct_array(d, n, type, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
 /* The key column k of the versions idx[0..n) as an array of its type */
 static ArrayType *
 key_array(Version *vers, int *idx, int n, TupleDesc desc, int attno)
@@ -729,8 +736,9 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	 */
 	tune_malloc();
 	InitMaterializedSRF(fcinfo, 0);
+	/* (split and recent, 13 and 14, may be null) */
 	for (int i = 0; i <= 17; i++)
-		if (i < 13 || i > 14 ? PG_ARGISNULL(i) : false)
+		if (i != 13 && i != 14 && PG_ARGISNULL(i))
 			return (Datum) 0;	/* the SQL page returns no row for a missing bound either */
 	table_id = PG_GETARG_INT32(0);
 	/* (detoasted once: every version is tested against them) */
@@ -1038,7 +1046,7 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 				ptypes[0] = INT4ARRAYOID;
 				pargs[0] = PointerGetDatum(int_array(again, nagain));
 				ptypes[1] = INT8ARRAYOID;
-				pargs[1] = PointerGetDatum(construct_array(vd, nagain, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+				pargs[1] = datum8_array(vd, nagain, INT8OID);
 				ptypes[2] = PG_SNAPSHOTOID;
 				pargs[2] = prev;
 				ntab = run_probe(sql.data, 3, ptypes, pargs, vers, again, nagain, hdesc, nkeys, key_attnos, "the history");
@@ -1273,9 +1281,12 @@ gnomon_feed_batch_c(PG_FUNCTION_ARGS)
 	batch_cache.lxid = MyProc->lxid;
 	batch_cache.hist = hist_oid;
 	for (int i = 0; i < 3; i++)
-		batch_cache.snaps[i] = (struct varlena *) MemoryContextAlloc(batch_cache.cxt, VARSIZE_ANY(DatumGetPointer(snap_args[i])));
-	for (int i = 0; i < 3; i++)
-		memcpy(batch_cache.snaps[i], DatumGetPointer(snap_args[i]), VARSIZE_ANY(DatumGetPointer(snap_args[i])));
+	{
+		Size		len = VARSIZE_ANY(DatumGetPointer(snap_args[i]));
+
+		batch_cache.snaps[i] = (struct varlena *) MemoryContextAlloc(batch_cache.cxt, len);
+		memcpy(batch_cache.snaps[i], DatumGetPointer(snap_args[i]), len);
+	}
 	batch_cache.cap = 1024;
 	batch_cache.tups = MemoryContextAlloc(batch_cache.cxt, sizeof(HeapTuple) * batch_cache.cap);
 	memset(&options, 0, sizeof(options));
@@ -1329,11 +1340,11 @@ gnomon_feed_batch_c(PG_FUNCTION_ARGS)
 		d_txn_key[t] = Int64GetDatum(tx[t].key);
 		d_txn_upto[t] = Int64GetDatum(upto);
 	}
-	values[0] = PointerGetDatum(construct_array(d_txn_xid, nt, XID8OID, sizeof(uint64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	values[1] = PointerGetDatum(construct_array(d_txn_key, nt, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	values[2] = PointerGetDatum(construct_array(d_txn_upto, nt, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	values[3] = PointerGetDatum(construct_array(d_xid_sorted, nt, XID8OID, sizeof(uint64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	values[4] = PointerGetDatum(construct_array(d_key_by_xid, nt, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	values[0] = datum8_array(d_txn_xid, nt, XID8OID);
+	values[1] = datum8_array(d_txn_key, nt, INT8OID);
+	values[2] = datum8_array(d_txn_upto, nt, INT8OID);
+	values[3] = datum8_array(d_xid_sorted, nt, XID8OID);
+	values[4] = datum8_array(d_key_by_xid, nt, INT8OID);
 	result = heap_form_tuple(BlessTupleDesc(rdesc), values, nulls);
 	SPI_finish();
 	PG_RETURN_DATUM(HeapTupleGetDatum(result));

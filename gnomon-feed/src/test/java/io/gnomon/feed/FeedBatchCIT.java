@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
+import java.sql.SQLWarning;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -75,13 +77,7 @@ class FeedBatchCIT extends FeedTestBase {
         Random sizes = new Random(seed + pair[0].hashCode());
         while (true) {
           int pageSize = pair[0].startsWith("one") ? 1 + sizes.nextInt(8) : 20 + sizes.nextInt(200);
-          List<String> c = FeedBatchOrderIT.page(on, pair[0], pageSize, w -> {
-            if (w.getMessage().contains("versions of the batch kept by its order's scan")) {
-              fromScan[0]++;
-            } else if (w.getMessage().contains("versions of the batch read from the history")) {
-              fromScan[1]++;
-            }
-          });
+          List<String> c = FeedBatchOrderIT.page(on, pair[0], pageSize, countSources(fromScan));
           List<String> o = FeedBatchOrderIT.page(off, pair[1], pageSize);
           assertEquals(o, c, "seed " + seed + ": page " + pages + " of " + pageSize + " for " + pair[0]);
           if (c.isEmpty()) {
@@ -122,21 +118,13 @@ class FeedBatchCIT extends FeedTestBase {
     try (Connection on = connect()) {
       on.setAutoCommit(false);
       sql(on, "set local client_min_messages = debug1");
-      long[] kept = new long[1];
+      long[] kept = new long[2];
       // a page of 5: the batch's order is computed (its rows kept) and the page reads the kept rows
-      List<String> first = FeedBatchOrderIT.page(on, "ac_on", 5, w -> {
-        if (w.getMessage().contains("kept by its order's scan")) {
-          kept[0]++;
-        }
-      });
+      List<String> first = FeedBatchOrderIT.page(on, "ac_on", 5, countSources(kept));
       assertEquals(5, first.size());
       assertEquals(1, kept[0], "the first page read the rows its batch's order kept");
       sql(on, "alter table ac_t add column w integer default 7");
-      c = FeedBatchOrderIT.page(on, "ac_on", 1000, w -> {
-        if (w.getMessage().contains("kept by its order's scan")) {
-          kept[0]++;
-        }
-      });
+      c = FeedBatchOrderIT.page(on, "ac_on", 1000, countSources(kept));
       assertEquals(1, kept[0], "after the column was added, the page read the history");
       on.commit();
     }
@@ -148,5 +136,19 @@ class FeedBatchCIT extends FeedTestBase {
     }
     assertEquals(o, c);
     assertEquals(48, c.size(), "40 inserts and 13 updates, 5 of them on the first page");
+  }
+
+  /**
+   * Counts, from the C page's debug messages, the pages whose versions came from the rows the batch order's scan
+   * kept ({@code counts[0]}) and those read from the history ({@code counts[1]}).
+   */
+  private static Consumer<SQLWarning> countSources(long[] counts) {
+    return w -> {
+      if (w.getMessage().contains("versions of the batch kept by its order's scan")) {
+        counts[0]++;
+      } else if (w.getMessage().contains("versions of the batch read from the history")) {
+        counts[1]++;
+      }
+    };
   }
 }

@@ -434,10 +434,10 @@ begin
   if found then
     return fb;
   end if;
-  if p_branch = 0 and cardinality(p_ids) = 1 and gnomon.c_feed_page_enabled()
-     and to_regprocedure('gnomon.feed_batch_c(integer,pg_snapshot,pg_snapshot,pg_snapshot)') is not null then
-    -- one table of main with the C module's page reader: the same arrays from its gnomon.feed_batch_c, a third of
-    -- the statement's time below
+  if p_branch = 0 and cardinality(p_ids) = 1 and gnomon.c_feed_page_enabled() then
+    -- one table of main with the C module's page reader: the same arrays from its gnomon.feed_batch_c (which
+    -- gnomon.use_c_module creates with the page reader that c_feed_page_enabled looks for), a third of the
+    -- statement's time below
     select p_tick, p_branch, p_ids, b.* into fb from gnomon.feed_batch_c(p_ids[1], prev, cur, start) b;
   else
     execute format($q$

@@ -56,7 +56,7 @@ language plpgsql stable set search_path = pg_catalog, pg_temp as $$
 declare
   id integer;
 begin
-  foreach id in array coalesce(b.chain, array[b.branch_id]) loop
+  foreach id in array (gnomon.branch_point(b)).chain loop
     if id < 0 and not exists (select 1 from gnomon.scratch_alive a where a.branch_id = id) then
       return false;
     end if;
