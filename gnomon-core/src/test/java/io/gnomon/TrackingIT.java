@@ -562,6 +562,52 @@ class TrackingIT extends GnomonIT {
     assertEquals("2:y,151:x", rows("pt", coordinate()));
   }
 
+  /** The key-change row trigger's form: AFTER UPDATE OF the key, or of any column ("" when the table has none). */
+  private String keyChangeTriggerForm(String table) throws SQLException {
+    return one("select coalesce((select case when cardinality(tgattr::int2[]) > 0 then 'of key' else 'every update' end"
+        + " from pg_trigger where tgrelid = '" + table + "'::regclass and tgname = 'gnomon_key_change'), '')");
+  }
+
+  @Test
+  void aKeyChangedByABeforeTriggerReplaysExactly() throws Exception {
+    // an UPDATE that assigns no key column can still change the key, through a row-level BEFORE UPDATE trigger
+    sql("create table bk (id int primary key, v int)",
+        "insert into bk select g, g from generate_series(1, 3) g",
+        "create function bk_shift() returns trigger language plpgsql as $$ begin"
+            + " if new.v = 99 then new.id := new.id + 1000; end if; return new; end $$");
+    gnomon().track("bk");
+    assertEquals(cWritePath() ? "" : "of key", keyChangeTriggerForm("bk"), "no BEFORE trigger: only UPDATEs naming the key");
+    sql("create trigger bk_shift before update on bk for each row execute function bk_shift()");
+    assertEquals(cWritePath() ? "" : "every update", keyChangeTriggerForm("bk"), "the guard follows CREATE TRIGGER");
+    String c0 = coordinate();
+    sql("update bk set v = 99 where id = 1");
+    String c1 = coordinate();
+    assertEquals("1:1,2:2,3:3", rows("bk", c0));
+    assertEquals("2:2,3:3,1001:99", rows("bk", c1));
+    assertEquals("D|1,I|1001", one("select string_agg(g_op::text || '|' || id, ',' order by g_vid) from gnomon_t.bk_h"));
+
+    sql("drop trigger bk_shift on bk");
+    assertEquals(cWritePath() ? "" : "of key", keyChangeTriggerForm("bk"), "the guard follows DROP TRIGGER");
+    sql("update bk set v = 99 where id = 2", "update bk set id = 20 where id = 3");
+    assertEquals("2:2,3:3,1001:99", rows("bk", c1));
+    assertEquals("2:99,20:3,1001:99", rows("bk", coordinate()));
+
+    // a table that has such a trigger when it is tracked; the key-change trigger keeps its enabled state
+    sql("create table bk2 (id int primary key, v int)", "insert into bk2 values (1, 1)",
+        "create trigger bk2_shift before update on bk2 for each row execute function bk_shift()");
+    gnomon().track("bk2");
+    assertEquals(cWritePath() ? "" : "every update", keyChangeTriggerForm("bk2"));
+    if (!cWritePath()) {
+      sql("alter table bk2 enable always trigger gnomon_key_change", "drop trigger bk2_shift on bk2");
+      assertEquals("of key", keyChangeTriggerForm("bk2"));
+      assertEquals("A", one("select tgenabled from pg_trigger where tgrelid = 'bk2'::regclass and tgname = 'gnomon_key_change'"));
+    }
+    String d0 = coordinate();
+    sql("update bk2 set id = 5");
+    assertEquals("1:1", rows("bk2", d0));
+    assertEquals("5:1", rows("bk2", coordinate()));
+  }
+
   @Test
   void keyChangesInsideNestedStatementsOnTheSameTableReplayExactly() throws Exception {
     // a user's row trigger that updates the same table: statements at two trigger depths interleave

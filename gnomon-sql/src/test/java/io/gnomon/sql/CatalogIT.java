@@ -71,6 +71,33 @@ class CatalogIT {
   }
 
   @Test
+  void anUpgradeGivesWriteFunctionsTheVersionKeyDefaultAndTheKeyChangeTriggerItsColumns() throws SQLException {
+    Catalog.install(db.dataSource());
+    try (Connection c = db.connect();
+        Statement st = c.createStatement()) {
+      st.execute("create table up (id int primary key, v int)");
+      st.execute("insert into up values (1, 1), (2, 2)");
+      st.execute("select gnomon.track('up')");
+      // as an earlier catalog left them: no default on g_vid, a key-change trigger on every UPDATE
+      st.execute("alter table gnomon_t.up_h alter column g_vid drop default");
+      st.execute("drop trigger gnomon_key_change on up");
+      st.execute("create trigger gnomon_key_change after update on up for each row when (old.id is distinct from new.id)"
+          + " execute function gnomon_t.up_key_change()");
+      // the repeatable migration runs again on an upgrade (its checksum changed)
+      st.execute(MigrationScripts.all().get("R__03_installer.sql"));
+      assertEquals(List.of("nextval('gnomon.version_seq'::regclass)"), rows(c, "select pg_get_expr(d.adbin, d.adrelid)"
+          + " from pg_attrdef d join pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum"
+          + " where d.adrelid = 'gnomon_t.up_h'::regclass and a.attname = 'g_vid'"));
+      assertEquals(List.of("1"), rows(c, "select tgattr::text from pg_trigger"
+          + " where tgrelid = 'up'::regclass and tgname = 'gnomon_key_change'"));
+      st.execute("update up set v = 5 where id = 1");
+      st.execute("update up set id = 3 where id = 2");
+      assertEquals(List.of("U 1 1", "D 2 2", "I 3 null"), rows(c, "select g_op::text || ' ' || id || ' ' || coalesce(v::text, 'null')"
+          + " from gnomon_t.up_h order by g_xid, g_op"));
+    }
+  }
+
+  @Test
   void installThroughACallersConnectionLeavesItOpen() throws SQLException {
     try (Connection c = db.connect()) {
       assertEquals(MigrationScripts.count(), Catalog.install(c));

@@ -129,16 +129,41 @@ comment on function gnomon.tracked(text) is 'The catalog row of a tracked table 
 -- (Re)creates the trigger functions and the as-of functions of a tracked table from its catalog row.
 create or replace function gnomon.install_objects(p_table_id integer) returns void
 language plpgsql as $$
+begin
+  perform gnomon.install_write_function(p_table_id);
+  perform gnomon.install_as_of(p_table_id);
+  perform gnomon.install_changes(p_table_id);
+end $$;
+comment on function gnomon.install_objects(integer) is
+  'Internal: (re)creates a tracked table''s write trigger functions, its as-of functions and its change-feed sources.';
+
+-- The version key every history row takes unless its writer gives one (the C module and merges do): the history
+-- table's column default, so that the trigger function's INSERT ... SELECT names no volatile function. (A SELECT
+-- with nextval() in its list is not flattened into the INSERT: each statement then started and ran a subquery scan
+-- above the transition table's, a tenth of a tracked single-row UPDATE's work.) Set by gnomon.track, and by this
+-- file's last step on histories made before.
+create or replace function gnomon.version_key_default() returns text
+language sql immutable as $$ select 'pg_catalog.nextval(''gnomon.version_seq''::pg_catalog.regclass)' $$;
+comment on function gnomon.version_key_default() is
+  'Internal: the default expression of every history table''s g_vid column (the next value of gnomon.version_seq).';
+
+-- (Re)creates the write trigger function and the key-change function of a tracked table from its catalog row.
+create or replace function gnomon.install_write_function(p_table_id integer) returns void
+language plpgsql as $$
 declare
   tt gnomon.tracked_table;
-  tab text; hist text; seq text;
+  tab text; hist text;
   cols text; keys text; keyjoin text; keycoalesce text; nonkey_old text;
   body text;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
   tab  := format('%I.%I', tt.schema_name, tt.table_name);
   hist := format('gnomon_t.%I', tt.history_table);
-  seq  := 'gnomon.version_seq';
+  -- the function below names no g_vid: a history made before the column had its default gets it first
+  if not exists (select 1 from pg_catalog.pg_attrdef d join pg_catalog.pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum
+                  where d.adrelid = hist::regclass and a.attname = 'g_vid') then
+    execute format('alter table %s alter column g_vid set default %s', hist, gnomon.version_key_default());
+  end if;
 
   select string_agg(format('%I', c->>'name'), ', ' order by (c->>'attnum')::int) into cols
     from jsonb_array_elements(tt.columns) c;
@@ -155,8 +180,8 @@ begin
   -- The write path: one statement-level trigger function, one set-based INSERT into the history per statement.
   -- Each version holds the row's image from before the change, so the first write of a row that existed before
   -- tracking records its baseline without any probe of the history.
-  -- Version keys: one nextval per version. The sequence is not cached, so a key drawn later is larger, and keys grow
-  -- along every row. (Drawing blocks of keys, one nextval per 1024 rows, needed a row_number() window, a count(*)
+  -- Version keys: one nextval per version, the history's column default (gnomon.version_key_default). The sequence is
+  -- not cached, so a key drawn later is larger, and keys grow along every row. (Drawing blocks of keys, one nextval per 1024 rows, needed a row_number() window, a count(*)
   -- and an array_agg() over the transition table in every statement: more than the single nextval costs a
   -- single-row write, and no less on a bulk one.)
   -- An UPDATE that changed no key writes each old row as it was ('U'). When the key-change row trigger has flagged
@@ -175,26 +200,26 @@ begin
       perform pg_catalog.set_config(pg_catalog.concat(%11$L, pg_catalog.pg_trigger_depth()), '', true);
       gnomon_path := pg_catalog.current_setting('search_path');
       perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-      insert into %1$s (g_vid, g_xid, g_op, %2$s)
-      select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(),
+      insert into %1$s (g_xid, g_op, %2$s)
+      select pg_catalog.pg_current_xact_id(),
              case when o.%5$s is null then 'I' when n.%5$s is null then 'D' else 'U' end, %4$s
         from gnomon_old o full join gnomon_new n on %6$s;
       perform pg_catalog.set_config('search_path', gnomon_path, true);
     else
-      insert into %1$s (g_vid, g_xid, g_op, %2$s)
-      select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'U', %9$s from gnomon_old o;
+      insert into %1$s (g_xid, g_op, %2$s)
+      select pg_catalog.pg_current_xact_id(), 'U', %9$s from gnomon_old o;
     end if;
   elsif TG_OP OPERATOR(pg_catalog.=) 'INSERT' then
-    insert into %1$s (g_vid, g_xid, g_op, %7$s)
-    select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'I', %8$s from gnomon_new n;
+    insert into %1$s (g_xid, g_op, %7$s)
+    select pg_catalog.pg_current_xact_id(), 'I', %8$s from gnomon_new n;
   elsif TG_OP OPERATOR(pg_catalog.=) 'DELETE' then
-    insert into %1$s (g_vid, g_xid, g_op, %2$s)
-    select pg_catalog.nextval(%3$L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'D', %9$s from gnomon_old o;
+    insert into %1$s (g_xid, g_op, %2$s)
+    select pg_catalog.pg_current_xact_id(), 'D', %9$s from gnomon_old o;
   elsif TG_OP OPERATOR(pg_catalog.=) 'TRUNCATE' then
     %14$s
   end if;
   return null;
-end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin, keys,
+end $b$, hist, cols, null, keycoalesce, format('%I', tt.key_columns[1]), keyjoin, keys,
          (select string_agg(format('n.%I', k), ', ' order by o) from unnest(tt.key_columns) with ordinality u(k, o)),
          nonkey_old, tab, gnomon.key_change_setting(tt.table_id),
          -- a partitioned table moves rows between partitions as DELETE + INSERT, which fires no UPDATE row
@@ -211,13 +236,13 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
       execute %L OPERATOR(pg_catalog.||) pg_catalog.quote_ident(TG_TABLE_SCHEMA) OPERATOR(pg_catalog.||) '.'
               OPERATOR(pg_catalog.||) pg_catalog.quote_ident(TG_TABLE_NAME) OPERATOR(pg_catalog.||) ' t';
     end if;$t$,
-                          format('insert into %s (g_vid, g_xid, g_op, %s) select pg_catalog.nextval(%L::pg_catalog.regclass), '
-                                 || 'pg_catalog.pg_current_xact_id(), ''D'', %s from ', hist, cols, seq,
+                          format('insert into %s (g_xid, g_op, %s) select '
+                                 || 'pg_catalog.pg_current_xact_id(), ''D'', %s from ', hist, cols,
                                  (select string_agg(format('t.%I', c->>'name'), ', ' order by (c->>'attnum')::int)
                                     from jsonb_array_elements(tt.columns) c)))
-              else format($t$insert into %s (g_vid, g_xid, g_op, %s)
-    select pg_catalog.nextval(%L::pg_catalog.regclass), pg_catalog.pg_current_xact_id(), 'D', %s from %s t;$t$,
-                          hist, cols, seq,
+              else format($t$insert into %s (g_xid, g_op, %s)
+    select pg_catalog.pg_current_xact_id(), 'D', %s from %s t;$t$,
+                          hist, cols,
                           (select string_agg(format('t.%I', c->>'name'), ', ' order by (c->>'attnum')::int)
                              from jsonb_array_elements(tt.columns) c), tab) end);
   -- (every column is qualified in the body, so no column can collide with the variable)
@@ -228,10 +253,9 @@ end $b$, hist, cols, seq, keycoalesce, format('%I', tt.key_columns[1]), keyjoin,
                  tt.key_change_function,
                  format($b$begin perform set_config(%L || pg_trigger_depth(), 'y', true); return null; end$b$,
                         gnomon.key_change_setting(tt.table_id)));
-
-  perform gnomon.install_as_of(p_table_id);
-  perform gnomon.install_changes(p_table_id);
 end $$;
+comment on function gnomon.install_write_function(integer) is
+  'Internal: (re)creates a tracked table''s write trigger function and key-change function (gnomon_t.<base>_write, _key_change).';
 
 
 -- The prefix of the setting by which an UPDATE's key change is flagged to the table's write trigger function, for one
@@ -340,6 +364,67 @@ end $$;
 comment on function gnomon.create_write_triggers(text, text) is
   'Creates the four statement-level write triggers (gnomon_insert, gnomon_update, gnomon_delete, gnomon_truncate) on a table, calling the given function.';
 
+-- Whether an UPDATE of a table can change its key without naming a key column: a row-level BEFORE UPDATE trigger of
+-- its own (the user's; Gnomon has none) may assign NEW's key whatever the statement set.
+create or replace function gnomon.key_set_by_before_trigger(p_relid oid) returns boolean
+language sql stable as $$
+  select exists (select 1 from pg_catalog.pg_trigger g
+                  where g.tgrelid = p_relid and not g.tgisinternal
+                    and (g.tgtype::integer & 19) = 19)  -- TRIGGER_TYPE_ROW | TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_UPDATE
+$$;
+comment on function gnomon.key_set_by_before_trigger(oid) is
+  'Internal: whether a table has a row-level BEFORE UPDATE trigger, which could change a key that an UPDATE does not name.';
+
+-- The CREATE TRIGGER of a tracked table's key-change row trigger (the PL/pgSQL write path's), the one definition. It
+-- is column-specific, AFTER UPDATE OF the key columns: PostgreSQL then fires it, and evaluates its WHEN clause, only
+-- for a statement that assigns a key column; every other UPDATE skips it before preparing the clause (which it
+-- otherwise did again for every statement: about a tenth of a tracked single-row UPDATE's work). A key can change
+-- without being assigned only through a row-level BEFORE UPDATE trigger, so a table with one gets the trigger on
+-- every UPDATE (gnomon.key_set_by_before_trigger); the DDL guard switches the form when such a trigger comes or goes
+-- (gnomon.trigger_guard).
+create or replace function gnomon.key_change_trigger_ddl(p_table_id integer) returns text
+language sql stable as $$
+  select format('create or replace trigger gnomon_key_change after update%s on %I.%I for each row when (%s) '
+                'execute function gnomon_t.%I()',
+                case when gnomon.key_set_by_before_trigger(tt.relid) then ''
+                     else ' of ' || (select string_agg(format('%I', k), ', ' order by o)
+                                       from unnest(tt.key_columns) with ordinality u(k, o)) end,
+                tt.schema_name, tt.table_name,
+                (select string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ' order by o)
+                   from unnest(tt.key_columns) with ordinality u(k, o)),
+                tt.key_change_function)
+    from gnomon.tracked_table tt where tt.table_id = p_table_id
+$$;
+comment on function gnomon.key_change_trigger_ddl(integer) is
+  'Internal: the CREATE TRIGGER statement of a tracked table''s key-change row trigger (AFTER UPDATE OF its key columns, or of any column when a BEFORE UPDATE row trigger could change the key).';
+
+-- Re-creates a tracked table's key-change row trigger when its form (UPDATE OF the key, or every UPDATE) is no longer
+-- the one gnomon.key_change_trigger_ddl gives, keeping its enabled state. Nothing where the table has none (the C
+-- write path). Returns whether it re-created it.
+create or replace function gnomon.refresh_key_change_trigger(p_table_id integer) returns boolean
+language plpgsql as $$
+declare
+  tt gnomon.tracked_table;
+  cur record;
+begin
+  select * into tt from gnomon.tracked_table where table_id = p_table_id;
+  select g.tgenabled, pg_catalog.cardinality(g.tgattr::pg_catalog.int2[]) > 0 as of_key into cur
+    from pg_catalog.pg_trigger g where g.tgrelid = tt.relid and g.tgname = 'gnomon_key_change' and g.tgparentid = 0;
+  if not found or cur.of_key = not gnomon.key_set_by_before_trigger(tt.relid) then
+    return false;
+  end if;
+  -- (CREATE OR REPLACE TRIGGER needs only the TRIGGER privilege, as the user's own CREATE TRIGGER did; it resets the
+  -- enabled state, which ALTER TABLE puts back)
+  execute gnomon.key_change_trigger_ddl(p_table_id);
+  if cur.tgenabled <> 'O' then
+    execute format('alter table %I.%I %s trigger gnomon_key_change', tt.schema_name, tt.table_name,
+                   case cur.tgenabled when 'A' then 'enable always' when 'R' then 'enable replica' else 'disable' end);
+  end if;
+  return true;
+end $$;
+comment on function gnomon.refresh_key_change_trigger(integer) is
+  'Internal: re-creates a tracked table''s key-change row trigger in the form gnomon.key_change_trigger_ddl gives when it differs, keeping its enabled state.';
+
 -- The write triggers of a tracked table, the one place that creates them: four statement-level triggers with
 -- transition tables, and the key-change row trigger. Behind the statement triggers is the optional C module's
 -- gnomon.write_c() when it is enabled (gnomon.use_c_module), else the table's generated PL/pgSQL function; both
@@ -375,10 +460,7 @@ begin
   -- (gnomon.write_c() compares the old and new transition rows itself and flags the statement the same way: no row
   -- trigger then, whose WHEN clause PostgreSQL prepares again for every statement)
   if fn <> 'gnomon.write_c()' then
-    execute format('create trigger gnomon_key_change after update on %s for each row when (%s) '
-                   'execute function gnomon_t.%I()', tab,
-                   (select string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ') from unnest(tt.key_columns) k),
-                   tt.key_change_function);
+    execute gnomon.key_change_trigger_ddl(p_table_id);
     -- a new key-change trigger takes the state of the update trigger it serves
     if not enabled ? 'gnomon_key_change' and enabled ? 'gnomon_update' then
       enabled := enabled || jsonb_build_object('gnomon_key_change', enabled->>'gnomon_update');
@@ -838,4 +920,17 @@ $b$, live_cols, tab, hist, x_eq_l, hist_cols, keys_x, cp_cols, cpt, x_eq_c);
                  format('Rows of %s as of a coordinate (from gnomon.coordinate()). Generated by gnomon.track().', tab));
   execute format('comment on function gnomon_t.%I(timestamptz) is %L', tt.as_of_function,
                  format('Rows of %s as of the last tick at or before a timestamp. Generated by gnomon.track().', tab));
+end $$;
+
+-- The write functions follow this file: regenerated for every tracked table whenever it changes (the version key
+-- became the history's column default), and the key-change row triggers take the form gnomon.key_change_trigger_ddl
+-- gives (AFTER UPDATE OF the key columns since).
+do $$
+declare
+  t integer;
+begin
+  for t in select tt.table_id from gnomon.tracked_table tt order by tt.table_id loop
+    perform gnomon.install_write_function(t);
+    perform gnomon.refresh_key_change_trigger(t);
+  end loop;
 end $$;

@@ -374,8 +374,8 @@ begin
   select string_agg(format('%I %s%s', col->>'name', col->>'storetype',
                            coalesce(' collate ' || (col->>'collation'), '')), ', ' order by (col->>'attnum')::int)
     into hcols from jsonb_array_elements(cols) col;
-  execute format('create table gnomon_t.%I (g_vid bigint not null, g_xid xid8 not null, g_op "char" not null, %s) '
-                 'partition by range (g_xid)', tt.history_table, hcols);
+  execute format('create table gnomon_t.%I (g_vid bigint not null default %s, g_xid xid8 not null, g_op "char" not null, %s) '
+                 'partition by range (g_xid)', tt.history_table, gnomon.version_key_default(), hcols);
   execute format('comment on table gnomon_t.%I is %L', tt.history_table,
                  format('History of %s: one row per version, holding the row image from before the change. Written by Gnomon''s trigger.', rel::regclass));
   -- one index serves the reads and needs no probe on the write path: on (key, g_xid), so "has this key a version

@@ -70,7 +70,10 @@ import io.gnomon.sql.internal.generated.routines.InstallChanges;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
 import io.gnomon.sql.internal.generated.routines.InstallPartitionTriggers;
 import io.gnomon.sql.internal.generated.routines.InstallTriggers;
+import io.gnomon.sql.internal.generated.routines.InstallWriteFunction;
 import io.gnomon.sql.internal.generated.routines.KeyChangeSetting;
+import io.gnomon.sql.internal.generated.routines.KeyChangeTriggerDdl;
+import io.gnomon.sql.internal.generated.routines.KeySetByBeforeTrigger;
 import io.gnomon.sql.internal.generated.routines.LockDroppedPartitions;
 import io.gnomon.sql.internal.generated.routines.Maintain;
 import io.gnomon.sql.internal.generated.routines.Merge;
@@ -115,6 +118,7 @@ import io.gnomon.sql.internal.generated.routines.PointTooOld;
 import io.gnomon.sql.internal.generated.routines.QualifiedNamePattern;
 import io.gnomon.sql.internal.generated.routines.ReadSnapshot;
 import io.gnomon.sql.internal.generated.routines.RefreshBranchObjects;
+import io.gnomon.sql.internal.generated.routines.RefreshKeyChangeTrigger;
 import io.gnomon.sql.internal.generated.routines.ReservedColumnNames;
 import io.gnomon.sql.internal.generated.routines.ResolveTable;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
@@ -137,6 +141,7 @@ import io.gnomon.sql.internal.generated.routines.TypeRunsCodeOnInput;
 import io.gnomon.sql.internal.generated.routines.UnloggedPart;
 import io.gnomon.sql.internal.generated.routines.Untrack;
 import io.gnomon.sql.internal.generated.routines.UseCModule;
+import io.gnomon.sql.internal.generated.routines.VersionKeyDefault;
 import io.gnomon.sql.internal.generated.routines.WriteTriggerNames;
 import io.gnomon.sql.internal.generated.tables.BranchDescribe;
 import io.gnomon.sql.internal.generated.tables.Branches;
@@ -2083,6 +2088,19 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.install_write_function</code>
+     */
+    public static void installWriteFunction(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        InstallWriteFunction p = new InstallWriteFunction();
+        p.setPTableId(pTableId);
+
+        p.execute(configuration);
+    }
+
+    /**
      * Call <code>gnomon.key_change_setting</code>
      */
     public static String keyChangeSetting(
@@ -2116,6 +2134,82 @@ public class Routines {
     ) {
         KeyChangeSetting f = new KeyChangeSetting();
         f.setPTableId(pTableId);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.key_change_trigger_ddl</code>
+     */
+    public static String keyChangeTriggerDdl(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        KeyChangeTriggerDdl f = new KeyChangeTriggerDdl();
+        f.setPTableId(pTableId);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.key_change_trigger_ddl</code> as a field.
+     */
+    public static Field<String> keyChangeTriggerDdl(
+          Integer pTableId
+    ) {
+        KeyChangeTriggerDdl f = new KeyChangeTriggerDdl();
+        f.setPTableId(pTableId);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.key_change_trigger_ddl</code> as a field.
+     */
+    public static Field<String> keyChangeTriggerDdl(
+          Field<Integer> pTableId
+    ) {
+        KeyChangeTriggerDdl f = new KeyChangeTriggerDdl();
+        f.setPTableId(pTableId);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.key_set_by_before_trigger</code>
+     */
+    public static Boolean keySetByBeforeTrigger(
+          Configuration configuration
+        , Long pRelid
+    ) {
+        KeySetByBeforeTrigger f = new KeySetByBeforeTrigger();
+        f.setPRelid(pRelid);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.key_set_by_before_trigger</code> as a field.
+     */
+    public static Field<Boolean> keySetByBeforeTrigger(
+          Long pRelid
+    ) {
+        KeySetByBeforeTrigger f = new KeySetByBeforeTrigger();
+        f.setPRelid(pRelid);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.key_set_by_before_trigger</code> as a field.
+     */
+    public static Field<Boolean> keySetByBeforeTrigger(
+          Field<Long> pRelid
+    ) {
+        KeySetByBeforeTrigger f = new KeySetByBeforeTrigger();
+        f.setPRelid(pRelid);
 
         return f.asField();
     }
@@ -3636,6 +3730,44 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.refresh_key_change_trigger</code>
+     */
+    public static Boolean refreshKeyChangeTrigger(
+          Configuration configuration
+        , Integer pTableId
+    ) {
+        RefreshKeyChangeTrigger f = new RefreshKeyChangeTrigger();
+        f.setPTableId(pTableId);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.refresh_key_change_trigger</code> as a field.
+     */
+    public static Field<Boolean> refreshKeyChangeTrigger(
+          Integer pTableId
+    ) {
+        RefreshKeyChangeTrigger f = new RefreshKeyChangeTrigger();
+        f.setPTableId(pTableId);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.refresh_key_change_trigger</code> as a field.
+     */
+    public static Field<Boolean> refreshKeyChangeTrigger(
+          Field<Integer> pTableId
+    ) {
+        RefreshKeyChangeTrigger f = new RefreshKeyChangeTrigger();
+        f.setPTableId(pTableId);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.reserved_column_names</code>
      */
     public static String[] reservedColumnNames(
@@ -4406,6 +4538,27 @@ public class Routines {
         UseCModule f = new UseCModule();
         f.setEnable(enable);
         f.setLibrary(library);
+
+        return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.version_key_default</code>
+     */
+    public static String versionKeyDefault(
+          Configuration configuration
+    ) {
+        VersionKeyDefault f = new VersionKeyDefault();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.version_key_default</code> as a field.
+     */
+    public static Field<String> versionKeyDefault() {
+        VersionKeyDefault f = new VersionKeyDefault();
 
         return f.asField();
     }
