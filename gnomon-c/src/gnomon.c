@@ -25,15 +25,18 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/table.h"
 #include "access/toast_internals.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/index.h"
 #include "catalog/pg_type.h"
 #include "commands/sequence.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
+#include "nodes/execnodes.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "partitioning/partbounds.h"
@@ -80,6 +83,27 @@ typedef struct WriteTarget
 	int			nkeys;
 	NameData	keys[INDEX_MAX_KEYS];
 	AttrNumber	keyattnums[INDEX_MAX_KEYS];	/* the key columns in the tracked table */
+
+	/*
+	 * The history partition the last statement wrote, kept between statements so that a write opens neither the
+	 * history's parent nor its indexes' catalog entries again. part_valid: the partition's xid range (dropped with
+	 * the parent's relcache entry, which a partition attached, detached or rolled invalidates). info_valid: what was
+	 * built from the partition's descriptor, the column maps and its indexes' IndexInfo (dropped with the partition's
+	 * or an index's relcache entry: a column added, an index created or dropped).
+	 */
+	bool		part_valid;
+	Oid			part_oid;
+	uint64		part_lo;		/* the partition holds the xids part_lo <= xid < part_hi */
+	uint64		part_hi;
+	bool		info_valid;
+	Oid			info_oid;		/* the partition they were built from */
+	MemoryContext info_cxt;		/* a child of CacheMemoryContext holding the maps and the IndexInfos */
+	bool		maps_match;		/* build_map's answer: false hands every statement to the PL/pgSQL function */
+	int		   *map_old;		/* build_map for 'U' and 'D' versions (the whole old image) */
+	int		   *map_new;		/* build_map for 'I' versions (the key only) */
+	int			nindexes;
+	Oid		   *index_oids;
+	IndexInfo **index_infos;
 } WriteTarget;
 
 static HTAB *targets = NULL;
@@ -117,7 +141,19 @@ invalidate_targets(Datum arg, Oid relid)
 	while ((t = (WriteTarget *) hash_seq_search(&status)) != NULL)
 	{
 		if (!OidIsValid(relid) || t->relid == relid || t->history_oid == relid)
+		{
 			t->valid = false;
+			t->part_valid = false;
+			t->info_valid = false;
+		}
+		else if (t->info_valid && t->part_oid == relid)
+			t->info_valid = false;
+		else if (t->info_valid)
+		{
+			for (int i = 0; i < t->nindexes; i++)
+				if (t->index_oids[i] == relid)
+					t->info_valid = false;
+		}
 	}
 }
 
@@ -257,8 +293,10 @@ lookup_target(Relation rel)
 							 "track it again to version it with its new key.")));
 	}
 
-	/* SPI may have run invalidations: enter the entry only now */
+	/* SPI may have run invalidations: enter the entry only now (a stale entry's partition information goes) */
 	t = (WriteTarget *) hash_search(targets, &relid, HASH_ENTER, &found);
+	if (found && t->info_cxt != NULL)
+		MemoryContextDelete(t->info_cxt);
 	memcpy(t, &fresh, sizeof(fresh));
 	t->valid = true;
 	return t;
@@ -441,9 +479,13 @@ build_map(WriteTarget *t, TupleDesc hd, TupleDesc sd, char op, int *map)
 	return matched == source_cols;
 }
 
-/* The history partition that holds versions written by a transaction with this xid. */
+/*
+ * The history partition that holds versions written by a transaction with this xid, and the xids it holds
+ * (*lo <= xid < *hi, MINVALUE and MAXVALUE as 0 and PG_UINT64_MAX; an empty range for the default partition, whose
+ * xids no range says).
+ */
 static Oid
-history_partition(Relation parent, Datum xid)
+history_partition(Relation parent, Datum xid, uint64 *lo, uint64 *hi)
 {
 	PartitionKey key = RelationGetPartitionKey(parent);
 	PartitionDesc pd;
@@ -461,11 +503,20 @@ history_partition(Relation parent, Datum xid)
 	pd = RelationGetPartitionDesc(parent, true);
 	bi = pd->boundinfo;
 	index = -1;
+	*lo = 0;
+	*hi = 0;
 	if (pd->nparts > 0 && bi != NULL)
 	{
 		offset = partition_range_datum_bsearch(key->partsupfunc, key->partcollation, bi, 1, &xid, &is_equal);
 		index = bi->indexes[offset + 1];
-		if (index < 0)
+		if (index >= 0)
+		{
+			*lo = offset < 0 || bi->kind[offset][0] != PARTITION_RANGE_DATUM_VALUE
+				? 0 : DatumGetUInt64(bi->datums[offset][0]);
+			*hi = offset + 1 >= bi->ndatums || bi->kind[offset + 1][0] != PARTITION_RANGE_DATUM_VALUE
+				? PG_UINT64_MAX : DatumGetUInt64(bi->datums[offset + 1][0]);
+		}
+		else
 			index = bi->default_index;
 	}
 	if (index < 0)
@@ -478,6 +529,91 @@ history_partition(Relation parent, Datum xid)
 						 "create table gnomon_t.NAME partition of %s for values from (...) to (maxvalue);",
 						 qualified_name(parent))));
 	return pd->oids[index];
+}
+
+/*
+ * Opens (RowExclusiveLock) the history partition that holds this transaction's versions: the kept one when its xid
+ * range holds the xid, without the history's parent, else the one the parent's partition bounds give, which is kept
+ * for the next statements. Taking the partition's lock runs the invalidations that a roll, an attach or a detach
+ * (each invalidates the parent) sent, and those drop the kept range: a transaction never writes on a stale one. (A
+ * partition is only detached or its range changed under ACCESS EXCLUSIVE on it, which waits for every writer.)
+ */
+static Relation
+open_partition(WriteTarget *t, Datum xid)
+{
+	Relation	parent;
+	Relation	part;
+	Oid			oid;
+	uint64		x = DatumGetUInt64(xid);
+	uint64		lo;
+	uint64		hi;
+
+	if (t->part_valid && x >= t->part_lo && x < t->part_hi)
+	{
+		part = table_open(t->part_oid, RowExclusiveLock);
+		if (t->part_valid)
+			return part;
+		table_close(part, NoLock);
+	}
+	parent = table_open(t->history_oid, RowExclusiveLock);
+	oid = history_partition(parent, xid, &lo, &hi);
+	/* kept before the partition's lock is taken: invalidations it runs drop it again */
+	t->part_oid = oid;
+	t->part_lo = lo;
+	t->part_hi = hi;
+	t->part_valid = t->valid && lo < hi;
+	part = table_open(oid, RowExclusiveLock);
+	table_close(parent, NoLock);
+	if (part->rd_rel->relkind != RELKIND_RELATION)
+		ereport(ERROR,
+				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
+				 errmsg("history partition %s is not a plain table", qualified_name(part)),
+				 errhint("Gnomon's history partitions are plain tables created by gnomon.roll_history(); "
+						 "replace this one by a plain table.")));
+	return part;
+}
+
+/*
+ * Builds, once per partition (and again after its or an index's relcache entry is invalidated), what writing into it
+ * needs from its descriptor: the column maps of both kinds of version and the IndexInfo of each index (the executor's
+ * ExecOpenIndices built them again for every statement).
+ */
+static void
+ensure_partition_info(WriteTarget *t, Relation part, TupleDesc sd)
+{
+	TupleDesc	hd = RelationGetDescr(part);
+	MemoryContext old;
+	List	   *indexes;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (t->info_valid && t->info_oid == RelationGetRelid(part))
+		return;
+	if (t->info_cxt == NULL)
+		t->info_cxt = AllocSetContextCreate(CacheMemoryContext, "gnomon write target", ALLOCSET_SMALL_SIZES);
+	else
+		MemoryContextReset(t->info_cxt);
+	t->nindexes = 0;
+	/* valid from here: an invalidation that comes while the indexes are opened drops it for the next statement */
+	t->info_oid = RelationGetRelid(part);
+	t->info_valid = true;
+	old = MemoryContextSwitchTo(t->info_cxt);
+	t->map_old = (int *) palloc(sizeof(int) * hd->natts);
+	t->map_new = (int *) palloc(sizeof(int) * hd->natts);
+	t->maps_match = build_map(t, hd, sd, 'U', t->map_old) && build_map(t, hd, sd, 'I', t->map_new);
+	indexes = RelationGetIndexList(part);
+	t->index_oids = (Oid *) palloc0(sizeof(Oid) * Max(list_length(indexes), 1));
+	t->index_infos = (IndexInfo **) palloc0(sizeof(IndexInfo *) * Max(list_length(indexes), 1));
+	foreach(lc, indexes)
+	{
+		Relation	ind = index_open(lfirst_oid(lc), RowExclusiveLock);
+
+		t->index_oids[i] = lfirst_oid(lc);
+		t->index_infos[i] = BuildIndexInfo(ind);
+		index_close(ind, NoLock);
+		t->nindexes = ++i;
+	}
+	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -512,12 +648,12 @@ compress_value(Form_pg_attribute att, Datum value)
 static bool
 write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
 {
-	Relation	parent;
 	Relation	part;
 	TupleDesc	hd;
 	TupleDesc	sd = RelationGetDescr(rel);
 	Datum		xid;
 	int		   *map;
+	int			nindexes;
 	EState	   *estate;
 	ResultRelInfo *rri;
 	TupleTableSlot *src;
@@ -531,30 +667,41 @@ write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
 		return true;
 
 	xid = FullTransactionIdGetDatum(GetTopFullTransactionId());
-	parent = table_open(t->history_oid, RowExclusiveLock);
-	part = table_open(history_partition(parent, xid), RowExclusiveLock);
-	if (part->rd_rel->relkind != RELKIND_RELATION)
-		ereport(ERROR,
-				(errcode(ERRCODE_GN_C_TRIGGER_MISUSE),
-				 errmsg("history partition %s is not a plain table", qualified_name(part)),
-				 errhint("Gnomon's history partitions are plain tables created by gnomon.roll_history(); "
-						 "replace this one by a plain table.")));
-	hd = RelationGetDescr(part);
-	map = (int *) palloc(sizeof(int) * hd->natts);
-	if (!build_map(t, hd, sd, op, map))
+	part = open_partition(t, xid);
+	ensure_partition_info(t, part, sd);
+	if (!t->maps_match)
 	{
 		table_close(part, NoLock);
-		table_close(parent, NoLock);
-		pfree(map);
 		return false;
 	}
+	hd = RelationGetDescr(part);
+	map = op == 'I' ? t->map_new : t->map_old;
 
 	estate = CreateExecutorState();
 	cid = GetCurrentCommandId(true);
 	estate->es_output_cid = cid;
 	rri = makeNode(ResultRelInfo);
 	InitResultRelInfo(rri, part, 1, NULL, 0);
-	ExecOpenIndices(rri, false);
+	/* the indexes, as ExecOpenIndices would open them, with the kept IndexInfos: their per-statement state (an access
+	 * method's cache, expression states) is reset and lives in this statement's memory */
+	nindexes = t->nindexes;
+	if (nindexes > 0)
+	{
+		rri->ri_NumIndices = nindexes;
+		rri->ri_IndexRelationDescs = (RelationPtr) palloc(sizeof(Relation) * nindexes);
+		rri->ri_IndexRelationInfo = (IndexInfo **) palloc(sizeof(IndexInfo *) * nindexes);
+		for (int i = 0; i < nindexes; i++)
+		{
+			IndexInfo  *ii = t->index_infos[i];
+
+			rri->ri_IndexRelationDescs[i] = index_open(t->index_oids[i], RowExclusiveLock);
+			ii->ii_Context = CurrentMemoryContext;
+			ii->ii_AmCache = NULL;
+			ii->ii_ExpressionsState = NIL;
+			ii->ii_PredicateState = NULL;
+			rri->ri_IndexRelationInfo[i] = ii;
+		}
+	}
 	src = MakeSingleTupleTableSlot(sd, &TTSOpsMinimalTuple);
 	dst = MakeSingleTupleTableSlot(hd, &TTSOpsHeapTuple);
 	values = (Datum *) palloc(sizeof(Datum) * hd->natts);
@@ -603,7 +750,7 @@ write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
 		tup = heap_form_tuple(hd, values, nulls);
 		ExecStoreHeapTuple(tup, dst, false);
 		table_tuple_insert(part, dst, cid, 0, NULL);
-		if (rri->ri_NumIndices > 0)
+		if (nindexes > 0)
 			list_free(ExecInsertIndexTuples(rri, dst, estate, false, false, NULL, NIL));
 		ExecClearTuple(dst);
 		MemoryContextSwitchTo(old);
@@ -613,11 +760,16 @@ write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
 
 	ExecDropSingleTupleTableSlot(src);
 	ExecDropSingleTupleTableSlot(dst);
-	ExecCloseIndices(rri);
+	/* the locks stay until the transaction ends, as the partition's does */
+	for (int i = 0; i < nindexes; i++)
+	{
+		rri->ri_IndexRelationInfo[i]->ii_AmCache = NULL;
+		rri->ri_IndexRelationInfo[i]->ii_ExpressionsState = NIL;
+		rri->ri_IndexRelationInfo[i]->ii_PredicateState = NULL;
+		index_close(rri->ri_IndexRelationDescs[i], NoLock);
+	}
 	FreeExecutorState(estate);
 	table_close(part, NoLock);
-	table_close(parent, NoLock);
-	pfree(map);
 	pfree(values);
 	pfree(nulls);
 	return true;

@@ -43,6 +43,35 @@ class HistoryPartitionsIT extends GnomonIT {
   }
 
   @Test
+  void aWriterThatStaysConnectedFollowsARoll() throws Exception {
+    // the C write path keeps the partition a session wrote last, and its range, between statements: a roll by
+    // another session must reach it before its next write
+    sql("create table pw (id int primary key, v int)");
+    gnomon().track("pw");
+    sql("insert into pw select g, 0 from generate_series(1, 10) g");
+    try (Connection w = connect();
+        Statement st = w.createStatement()) {
+      st.execute("update pw set v = 1 where id = 1");
+      assertEquals("pw_h_1", one("select gnomon.roll_history('pw', 1000)"));
+      st.execute("update pw set v = 2 where id = 2"); // below the new boundary: the old partition still
+      burnXids(1100);
+      st.execute("update pw set v = 3 where id = 3"); // past it: the new partition
+      w.setAutoCommit(false);
+      st.execute("update pw set v = 4 where id = 4");
+      st.execute("update pw set v = 5 where id = 5"); // the same transaction, the same partition
+      w.commit();
+      w.setAutoCommit(true);
+      // and a column added by another session: the next version has it
+      sql("alter table pw add column w int default 7");
+      st.execute("update pw set w = 8 where id = 6");
+    }
+    assertEquals("U 6 0 7", one("select g_op::text || ' ' || id || ' ' || v || ' ' || w from gnomon_t.pw_h where id = 6 and g_op = 'U'"));
+    assertEquals("12", one("select count(*) from gnomon_t.pw_h_0"), "10 inserts and 2 updates before the boundary");
+    assertEquals("4", one("select count(*) from gnomon_t.pw_h_1"));
+    assertEquals("15:10", one("select sum(v) || ':' || count(*) from gnomon_t.pw_as_of(gnomon.coordinate())"));
+  }
+
+  @Test
   void rollingAgainBeforeAnythingIsWrittenDoesNothing() throws Exception {
     sql("create table pr (id int primary key, v int)");
     gnomon().track("pr");
