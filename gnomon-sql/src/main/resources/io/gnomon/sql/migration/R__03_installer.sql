@@ -553,8 +553,10 @@ comment on function gnomon.c_module_enabled() is 'Whether the optional C write p
 -- creates gnomon.write_c() and re-creates the write triggers of every tracked table to call it; disabling puts the
 -- PL/pgSQL trigger functions back and drops the C functions. Needs a superuser (C is an untrusted language); takes
 -- each tracked table's trigger lock briefly. Returns how many tracked tables were switched.
+-- (client_min_messages = warning: the DROP ... IF EXISTS of functions an earlier release or a first enable never made
+-- said NOTICE once each, a dozen lines on a psql operator's screen)
 create or replace function gnomon.use_c_module(enable boolean, library text default 'gnomon') returns integer
-language plpgsql as $$
+language plpgsql set client_min_messages = warning as $$
 declare
   v integer;
   n integer := 0;
