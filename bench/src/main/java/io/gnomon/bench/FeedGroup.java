@@ -205,8 +205,8 @@ final class FeedGroup {
     }
     log.log("load average after the side-by-side consumption: %.2f", Machine.load());
     Metric drain = gnomon.drain(consumers, drainers.subList(0, sizes.drainRepeats()));
-    Metric update = gnomon.updateWithConsumer(mapper);
-    Metric updateC = null;
+    List<Metric> update = gnomon.updateWithConsumer(mapper);
+    List<Metric> updateC = null;
     if (useCModule(c, true).isEmpty()) {
       try {
         updateC = gnomon.updateWithConsumerC(mapper);
@@ -230,9 +230,9 @@ final class FeedGroup {
     rows.add(noW2j.isEmpty() ? Metric.paired("feed_vs_wal2json", "rows/s", vsW2j, null, "Gnomon vs wal2json 2"
         + " (format-version 2, REPLICA IDENTITY FULL, pg_logical_slot_get_changes up to " + PAGE + " changes): "
         + consumption) : FeedRun.unavailable("feed_vs_wal2json", "rows/s", noW2j.get()));
-    rows.add(update);
+    rows.addAll(update);
     if (updateC != null) {
-      rows.add(updateC);
+      rows.addAll(updateC);
     }
     // the same consumption per CPU-second (the server's process and the consuming thread): on a machine shared with
     // other work, what each system costs, less the waiting for a CPU

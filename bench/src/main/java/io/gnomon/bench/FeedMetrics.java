@@ -211,7 +211,7 @@ final class FeedMetrics {
    * garbage collection before each run: the machine's other load drifts over tens of seconds. Each run logs the CPU
    * the whole cluster and this JVM used, per transaction: what the consumer costs, apart from the other load.
    */
-  Metric updateWithConsumer(ObjectMapper mapper) {
+  List<Metric> updateWithConsumer(ObjectMapper mapper) {
     return updateWithConsumer(mapper, "", "");
   }
 
@@ -219,12 +219,25 @@ final class FeedMetrics {
    * The same with the C module enabled for both sides (its write trigger on the tracked table, and the consumer's
    * pages from its page reader): {@code tracked_update_with_feed_consumer_vs_without_c}.
    */
-  Metric updateWithConsumerC(ObjectMapper mapper) {
+  List<Metric> updateWithConsumerC(ObjectMapper mapper) {
     return updateWithConsumer(mapper, "_c", "; the C module enabled on both sides (its write trigger; the consumer's"
         + " pages from gnomon.feed_page_c)");
   }
 
-  private Metric updateWithConsumer(ObjectMapper mapper, String suffix, String note) {
+  /**
+   * The server's CPU per write in the last {@link #updateTps} run, the consumer's own backend left out: what the
+   * cluster's processes (pgbench's backend, the ticker's, the background workers) spent per transaction.
+   */
+  private double lastWritersCpuUs = Double.NaN;
+
+  /**
+   * Returns tracked_update_with_feed_consumer_vs_without (tps) and, from the same runs,
+   * tracked_update_server_cpu_us_with_feed_consumer_vs_without: the cluster's CPU per transaction without the
+   * consumer's backend, with a consumer against without. On two cores the consumer's backend and JVM take CPU time
+   * that pgbench's client and backend would otherwise get, so the tps ratio moves with the scheduler; the CPU ratio
+   * says whether a draining consumer makes each write cost the server more.
+   */
+  private List<Metric> updateWithConsumer(ObjectMapper mapper, String suffix, String note) {
     FeedRun.Sizes sizes = run.sizes();
     try (Gnomon gnomon = Gnomon.open(run.pg().dataSource(FeedSetup.DB))) {
       gnomon.startTicker();
@@ -234,22 +247,47 @@ final class FeedMetrics {
       // per page (three to four times a kept-order page), and that was most of what the runs measured.
       String live = "live";
       run.feed().register(live, List.of(FeedSetup.TRACKED), FeedStart.now(), true);
-      DoubleSupplier with = () -> updateTps(true, live, mapper);
-      DoubleSupplier without = () -> updateTps(false, null, mapper);
+      List<Double> cpuWith = new ArrayList<>();
+      List<Double> cpuWithout = new ArrayList<>();
+      DoubleSupplier with = () -> {
+        double tps = updateTps(true, live, mapper);
+        cpuWith.add(lastWritersCpuUs);
+        return tps;
+      };
+      DoubleSupplier without = () -> {
+        double tps = updateTps(false, null, mapper);
+        cpuWithout.add(lastWritersCpuUs);
+        return tps;
+      };
       // one unmeasured run with a consumer first: the JIT compiles the runner's paths (and pgbench's table warms)
       // there, not in the first measured pair
       log.log("update 1c with a consumer, warm-up (not measured): %.0f tps", with.getAsDouble());
+      cpuWith.clear();
       List<double[]> runs;
       try {
         runs = Paired.alternate(sizes.updatePairs(), with, without);
       } finally {
         run.feed().unregister(live);
       }
-      return Metric.paired("tracked_update_with_feed_consumer_vs_without" + suffix, "tps", runs, Target.atLeast(0.95),
-          "pgbench -M prepared, 1 client, " + sizes.updatePairs() + " pairs of " + sizes.updateSeconds()
-              + " s runs, single-row UPDATE of a random aid on the tracked table, ticker every 1 s on both sides;"
-              + " with: a FeedRunner (defaults: pages of 1,000, idle 250 ms) with images, each event to JSON, in the"
-              + " same JVM on the same two cores" + note);
+      String how = "pgbench -M prepared, 1 client, " + sizes.updatePairs() + " pairs of " + sizes.updateSeconds()
+          + " s runs, single-row UPDATE of a random aid on the tracked table, ticker every 1 s on both sides;"
+          + " with: a FeedRunner (defaults: pages of 1,000, idle 250 ms) with images, each event to JSON, in the"
+          + " same JVM on the same two cores" + note;
+      List<Metric> out = new ArrayList<>();
+      out.add(Metric.paired("tracked_update_with_feed_consumer_vs_without" + suffix, "tps", runs, Target.atLeast(0.95),
+          how));
+      List<double[]> cpu = new ArrayList<>();
+      for (int i = 0; i < Math.min(cpuWith.size(), cpuWithout.size()); i++) {
+        if (!cpuWith.get(i).isNaN() && !cpuWithout.get(i).isNaN()) {
+          cpu.add(new double[] {cpuWith.get(i), cpuWithout.get(i)});
+        }
+      }
+      if (!cpu.isEmpty()) {
+        out.add(Metric.paired("tracked_update_server_cpu_us_with_feed_consumer_vs_without" + suffix, "us", cpu,
+            null, "the same runs: CPU of every process of the cluster (pgbench's backend, the ticker's,"
+                + " the background workers, from /proc) per pgbench transaction, the consumer's own backend left out"));
+      }
+      return out;
     }
   }
 
@@ -284,6 +322,8 @@ final class FeedMetrics {
       double wall = (System.nanoTime() - t00) / 1e9;
       long server1 = cluster.serverMicros().orElse(-1);
       long jvm1 = ClusterCpu.jvmMicros();
+      lastWritersCpuUs = server0 < 0 || server1 < 0 ? Double.NaN
+          : (server1 - server0) / (double) Math.max(1, r.transactions());
       log.log("  cpu during the run (%.1f s, load %.1f): cluster %.2f CPU-s, this JVM %.2f CPU-s; per transaction"
               + " %.0f us in the cluster, %.0f us in the JVM", wall, Machine.load(),
           server0 < 0 || server1 < 0 ? Double.NaN : (server1 - server0) / 1e6, (jvm1 - jvm0) / 1e6,
@@ -298,6 +338,8 @@ final class FeedMetrics {
         log.log("  the consumer's backend during the run: %.2f CPU-s, %.1f us per event handled (%,d events, %,d"
                 + " pages)", consumerCpu / 1e6, consumerCpu / (double) Math.max(1, handled), handled,
             runner.pagesHandled());
+        lastWritersCpuUs = consumerCpu < 0 || Double.isNaN(lastWritersCpuUs) ? Double.NaN
+            : lastWritersCpuUs - consumerCpu / (double) Math.max(1, r.transactions());
         // after the measurement: how long the consumer takes to deliver the rest (a tick, then pages)
         long t0 = System.nanoTime();
         while (runner.eventsHandled() < r.transactions() && System.nanoTime() - t0 < 30_000_000_000L
