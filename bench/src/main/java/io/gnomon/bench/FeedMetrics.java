@@ -321,6 +321,8 @@ final class FeedMetrics {
       // JVM (the consumer's thread, the ticker, JIT and GC), per second of pgbench's run
       double wall = (System.nanoTime() - t00) / 1e9;
       long server1 = cluster.serverMicros().orElse(-1);
+      // right after the cluster's total, so the consumer's backend is subtracted over the same interval
+      Map<Long, Long> procs1 = cluster.perProcessMicros();
       long jvm1 = ClusterCpu.jvmMicros();
       lastWritersCpuUs = server0 < 0 || server1 < 0 ? Double.NaN
           : (server1 - server0) / (double) Math.max(1, r.transactions());
@@ -332,7 +334,6 @@ final class FeedMetrics {
       if (runner != null) {
         long handled = runner.eventsHandled();
         // the consumer's own backend (its runner's connection)
-        Map<Long, Long> procs1 = cluster.perProcessMicros();
         long pid = consumerSource.pid();
         long consumerCpu = procs1.getOrDefault(pid, -1L) - procs0.getOrDefault(pid, 0L);
         log.log("  the consumer's backend during the run: %.2f CPU-s, %.1f us per event handled (%,d events, %,d"
