@@ -41,6 +41,7 @@
 #include "miscadmin.h"
 #include "partitioning/partbounds.h"
 #include "partitioning/partdesc.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -96,6 +97,7 @@ typedef struct WriteTarget
 	uint64		part_lo;		/* the partition holds the xids part_lo <= xid < part_hi */
 	uint64		part_hi;
 	bool		info_valid;
+	uint64		info_generation;	/* counts the invalidations of the entry's partition information */
 	Oid			info_oid;		/* the partition they were built from */
 	MemoryContext info_cxt;		/* a child of CacheMemoryContext holding the maps and the IndexInfos */
 	bool		maps_match;		/* build_map's answer: false hands every statement to the PL/pgSQL function */
@@ -140,19 +142,26 @@ invalidate_targets(Datum arg, Oid relid)
 	hash_seq_init(&status, targets);
 	while ((t = (WriteTarget *) hash_seq_search(&status)) != NULL)
 	{
+		bool		info_stale = false;
+
 		if (!OidIsValid(relid) || t->relid == relid || t->history_oid == relid)
 		{
 			t->valid = false;
 			t->part_valid = false;
-			t->info_valid = false;
+			info_stale = true;
 		}
-		else if (t->info_valid && t->part_oid == relid)
-			t->info_valid = false;
-		else if (t->info_valid)
+		else if (t->info_oid == relid)
+			info_stale = true;
+		else
 		{
 			for (int i = 0; i < t->nindexes; i++)
 				if (t->index_oids[i] == relid)
-					t->info_valid = false;
+					info_stale = true;
+		}
+		if (info_stale)
+		{
+			t->info_valid = false;
+			t->info_generation++;
 		}
 	}
 }
@@ -550,10 +559,22 @@ open_partition(WriteTarget *t, Datum xid)
 
 	if (t->part_valid && x >= t->part_lo && x < t->part_hi)
 	{
-		part = table_open(t->part_oid, RowExclusiveLock);
+		/*
+		 * The parent's lock first, as every writer and reader of the history takes it, and as gnomon.roll_history
+		 * does before the partition's: a transaction holding the partition alone could later wait for the parent
+		 * (a read of the history, the PL/pgSQL function's INSERT) behind a roll that waits for the partition. Only the
+		 * lock: the parent's relcache entry and partition descriptor are not needed. A new lock runs the pending
+		 * invalidations, and one of the parent (a roll, an attach, a detach committed) drops the kept range.
+		 */
+		LockRelationOid(t->history_oid, RowExclusiveLock);
 		if (t->part_valid)
-			return part;
-		table_close(part, NoLock);
+		{
+			part = try_table_open(t->part_oid, RowExclusiveLock);
+			if (part != NULL && t->part_valid)
+				return part;
+			if (part != NULL)
+				table_close(part, NoLock);
+		}
 	}
 	parent = table_open(t->history_oid, RowExclusiveLock);
 	oid = history_partition(parent, xid, &lo, &hi);
@@ -587,16 +608,21 @@ ensure_partition_info(WriteTarget *t, Relation part, TupleDesc sd)
 	ListCell   *lc;
 	int			i = 0;
 
+	uint64		generation;
+
 	if (t->info_valid && t->info_oid == RelationGetRelid(part))
 		return;
+	/* invalid until complete: an error while the indexes are opened (a lock timeout, a cancel) leaves it so */
+	t->info_valid = false;
+	t->nindexes = 0;
+	t->index_oids = NULL;
+	t->index_infos = NULL;
 	if (t->info_cxt == NULL)
 		t->info_cxt = AllocSetContextCreate(CacheMemoryContext, "gnomon write target", ALLOCSET_SMALL_SIZES);
 	else
 		MemoryContextReset(t->info_cxt);
-	t->nindexes = 0;
-	/* valid from here: an invalidation that comes while the indexes are opened drops it for the next statement */
 	t->info_oid = RelationGetRelid(part);
-	t->info_valid = true;
+	generation = t->info_generation;
 	old = MemoryContextSwitchTo(t->info_cxt);
 	t->map_old = (int *) palloc(sizeof(int) * hd->natts);
 	t->map_new = (int *) palloc(sizeof(int) * hd->natts);
@@ -614,6 +640,8 @@ ensure_partition_info(WriteTarget *t, Relation part, TupleDesc sd)
 		t->nindexes = ++i;
 	}
 	MemoryContextSwitchTo(old);
+	/* this statement uses it either way; it is kept for the next ones unless an invalidation came meanwhile */
+	t->info_valid = t->info_generation == generation;
 }
 
 /*

@@ -189,6 +189,29 @@ abstract class GnomonIT {
   }
 
   /** A two-column (id, v) table as of a coordinate, as "id:v,id:v" in key order. */
+  /** The pid of a connection's backend. */
+  static int pid(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("select pg_backend_pid()")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  /** Waits until a backend waits for a lock, failing when what runs there ends first or after a minute. */
+  void awaitLockWait(int pid, java.util.concurrent.CompletableFuture<?> running) throws Exception {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!"Lock".equals(one("select coalesce(wait_event_type, '') from pg_stat_activity where pid = " + pid))) {
+      if (running.isDone()) {
+        throw new AssertionError("it did not wait: " + running.get());
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("it never waited for a lock");
+      }
+      Thread.onSpinWait();
+    }
+  }
+
   String rows(String table, String coordinate) throws SQLException {
     return one("select coalesce(string_agg(id || ':' || v, ',' order by id), '') from gnomon_t." + table
         + "_as_of('" + coordinate + "')");

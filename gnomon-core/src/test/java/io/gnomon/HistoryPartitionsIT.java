@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** History partitions: rolling the open partition keeps every read exact and sends new versions to the new one. */
@@ -69,6 +73,40 @@ class HistoryPartitionsIT extends GnomonIT {
     assertEquals("12", one("select count(*) from gnomon_t.pw_h_0"), "10 inserts and 2 updates before the boundary");
     assertEquals("4", one("select count(*) from gnomon_t.pw_h_1"));
     assertEquals("15:10", one("select sum(v) || ':' || count(*) from gnomon_t.pw_as_of(gnomon.coordinate())"));
+  }
+
+  @Test
+  void aRollWaitsForAWriterThatReadsTheHistoryAfterWriting() throws Exception {
+    // A writer's transaction holds the history (the C path kept its partition from the statement before); a roll
+    // queues behind it; the writer then reads the history. The roll takes the parent before the partition, so a
+    // writer holding the partition without the parent would wait for the parent here: a deadlock (40P01).
+    sql("create table pd (id int primary key, v int)");
+    gnomon().track("pd");
+    sql("insert into pd select g, 0 from generate_series(1, 10) g");
+    try (Connection w = connect();
+        Statement st = w.createStatement();
+        Connection r = connect()) {
+      st.execute("update pd set v = 1 where id = 1");
+      w.setAutoCommit(false);
+      st.execute("update pd set v = 2 where id = 2");
+      int rollerPid = pid(r);
+      CompletableFuture<String> roll = CompletableFuture.supplyAsync(() -> {
+        try (Statement rs = r.createStatement();
+            ResultSet one = rs.executeQuery("select gnomon.roll_history('pd', 1000)")) {
+          one.next();
+          return one.getString(1);
+        } catch (SQLException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      awaitLockWait(rollerPid, roll);
+      try (ResultSet rs = st.executeQuery("select count(*) from gnomon_t.pd_h")) {
+        rs.next();
+        assertEquals(12, rs.getInt(1), "10 inserts and 2 updates");
+      }
+      w.commit();
+      assertEquals("pd_h_1", roll.get(60, TimeUnit.SECONDS));
+    }
   }
 
   @Test

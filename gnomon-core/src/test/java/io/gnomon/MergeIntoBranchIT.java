@@ -152,14 +152,6 @@ class MergeIntoBranchIT extends GnomonIT {
     assertEquals("main7", one("select name from gnomon_t.item_at(gnomon.point('t')) where id = 7"));
   }
 
-  private static int pid(Connection c) throws SQLException {
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("select pg_backend_pid()")) {
-      rs.next();
-      return rs.getInt(1);
-    }
-  }
-
   /** Waits (polling pg_locks, up to a minute) until a backend waits for a lock the writer holds. */
   private void awaitBlockedBy(int writerPid, CompletableFuture<?> merge) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

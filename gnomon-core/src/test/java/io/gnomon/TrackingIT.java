@@ -269,14 +269,6 @@ class TrackingIT extends GnomonIT {
         "insert into plain_p values (1)", "alter table plain_p detach partition plain_p1 concurrently", "drop table plain_p1");
   }
 
-  /** The pid of a connection's backend. */
-  private static int pid(Connection c) throws SQLException {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("select pg_backend_pid()")) {
-      rs.next();
-      return rs.getInt(1);
-    }
-  }
-
   /** Runs a statement on a connection of its own, in the background; its result is null or its translated failure. */
   private CompletableFuture<RuntimeException> inBackground(Connection c, String statement) {
     return CompletableFuture.supplyAsync(() -> {
@@ -290,15 +282,6 @@ class TrackingIT extends GnomonIT {
   }
 
   /** Waits, with a deadline instead of a sleep, until a backend waits for a lock (or a virtual xid). */
-  private void awaitLockWait(int pid, CompletableFuture<?> running) throws Exception {
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    while (!"Lock".equals(one("select coalesce(wait_event_type, '') from pg_stat_activity where pid = " + pid))) {
-      assertTrue(!running.isDone(), "it did not wait: " + (running.isDone() ? running.get() : ""));
-      assertTrue(System.nanoTime() < deadline, "it never waited for a lock");
-      Thread.onSpinWait();
-    }
-  }
-
   @Test
   void aRowWrittenWhileADropOfItsPartitionWaitsIsSeen() throws Exception {
     partitioned();
@@ -606,6 +589,31 @@ class TrackingIT extends GnomonIT {
     sql("update bk2 set id = 5");
     assertEquals("1:1", rows("bk2", d0));
     assertEquals("5:1", rows("bk2", coordinate()));
+
+    // a role that may create triggers on the table without owning it: the guard re-creates Gnomon's as the catalog's owner
+    sql("create role bk_trigger_maker", "grant usage on schema public to bk_trigger_maker",
+        "grant trigger on bk to bk_trigger_maker", "grant execute on function bk_shift() to bk_trigger_maker");
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("set role bk_trigger_maker");
+      st.execute("create trigger bk_shift_again before update on bk for each row execute function bk_shift()");
+    }
+    assertEquals(cWritePath() ? "" : "every update", keyChangeTriggerForm("bk"));
+    sql("drop trigger bk_shift_again on bk", "drop owned by bk_trigger_maker", "drop role bk_trigger_maker");
+    assertEquals(cWritePath() ? "" : "of key", keyChangeTriggerForm("bk"));
+
+    // made where the guard did not run: Gnomon.open's check (gnomon.check_triggers) refuses it until it is refreshed
+    sql("alter event trigger gnomon_trigger_guard disable",
+        "create trigger bk_shift_unseen before update on bk for each row execute function bk_shift()",
+        "alter event trigger gnomon_trigger_guard enable");
+    if (!cWritePath()) {
+      SQLException narrow = assertThrows(SQLException.class, () -> sql("select gnomon.check_triggers()"));
+      assertEquals("GN072", narrow.getSQLState());
+      assertTrue(narrow.getMessage().contains("public.bk"), narrow.getMessage());
+      sql("select gnomon.refresh_key_change_trigger(table_id) from gnomon.tracked_table where relid = 'bk'::regclass");
+    }
+    sql("select gnomon.check_triggers()");
+    assertEquals(cWritePath() ? "" : "every update", keyChangeTriggerForm("bk"));
   }
 
   @Test

@@ -55,7 +55,7 @@ final class CatalogCodegen {
    * Objects of the {@code gnomon} schema that are not generated: Flyway's history table (Flyway owns it) and the
    * event-trigger functions, which cannot be called and which jOOQ cannot map.
    */
-  static final String EXCLUDES = "gnomon\\.flyway_schema_history | gnomon\\.ddl_guard | gnomon\\.drop_guard | gnomon\\.privilege_guard | gnomon\\.schema_guard | gnomon\\.trigger_guard";
+  static final String EXCLUDES = "gnomon\\.flyway_schema_history | gnomon\\.ddl_guard | gnomon\\.drop_guard | gnomon\\.privilege_guard | gnomon\\.schema_guard | gnomon\\.trigger_guard | gnomon\\.trigger_drop_guard";
 
   static {
     // keep the build log readable

@@ -285,6 +285,7 @@ language plpgsql stable as $$
 declare
   missing text;
   disabled text;
+  narrow text;
 begin
   select string_agg(format('%s (%s)', t.tab, t.names), '; ' order by t.tab) into missing
     from (select format('%I.%I', tt.schema_name, tt.table_name) as tab, string_agg(n, ', ' order by o) as names
@@ -313,6 +314,20 @@ begin
       message = format('tracked tables lack Gnomon''s write triggers, so their writes leave no history: %s', missing),
       detail = 'A dump restored on a server without the Gnomon C module loses them (the C function and the triggers calling it fail to restore).',
       hint = 'Re-create them as a superuser: select gnomon.use_c_module(false); (the PL/pgSQL triggers), or select gnomon.use_c_module(true); once the C module is installed on this server.';
+  end if;
+  -- a key-change trigger for key UPDATEs only on a table whose BEFORE UPDATE row trigger could change a key: made
+  -- where the trigger guard did not run (single-user mode, session_replication_role = replica, the guard disabled)
+  select string_agg(format('%I.%I (table_id %s)', tt.schema_name, tt.table_name, tt.table_id), ', ' order by tt.table_id)
+    into narrow
+    from gnomon.tracked_table tt
+    join pg_trigger g on g.tgrelid = tt.relid and g.tgname = 'gnomon_key_change' and g.tgparentid = 0
+   where pg_catalog.cardinality(g.tgattr::pg_catalog.int2[]) > 0 and gnomon.key_set_by_before_trigger(tt.relid);
+  if narrow is not null then
+    raise exception using errcode = 'GN072',
+      message = format('tracked tables have a BEFORE UPDATE row trigger, which can change a key an UPDATE does not name, '
+                       'but a key-change trigger that fires only for UPDATEs naming the key, so such changes would be '
+                       'versioned as updates of the old key: %s', narrow),
+      hint = 'Re-create the key-change trigger for each: select gnomon.refresh_key_change_trigger(table_id);';
   end if;
   disabled := gnomon.disabled_write_triggers();
   if disabled is not null then
@@ -400,9 +415,12 @@ comment on function gnomon.key_change_trigger_ddl(integer) is
 
 -- Re-creates a tracked table's key-change row trigger when its form (UPDATE OF the key, or every UPDATE) is no longer
 -- the one gnomon.key_change_trigger_ddl gives, keeping its enabled state. Nothing where the table has none (the C
--- write path). Returns whether it re-created it.
+-- write path). Returns whether it re-created it. It runs as the catalog's owner: the event triggers call it for the
+-- role that created or dropped a trigger, which may hold the TRIGGER privilege without owning the table (putting
+-- back a disabled state needs the owner). It takes nothing from its caller but the table's id and does only what the
+-- table's triggers ask for, so it is left executable by every role.
 create or replace function gnomon.refresh_key_change_trigger(p_table_id integer) returns boolean
-language plpgsql as $$
+language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
 declare
   tt gnomon.tracked_table;
   cur record;

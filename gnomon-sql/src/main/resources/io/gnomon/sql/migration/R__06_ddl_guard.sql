@@ -681,16 +681,15 @@ end $$;
 -- CREATE TRIGGER and DROP TRIGGER: a tracked table's key-change row trigger fires only for UPDATEs that assign a key
 -- column unless the table has a row-level BEFORE UPDATE trigger, which could change a key the statement does not name
 -- (gnomon.key_change_trigger_ddl). When such a trigger comes or goes, the key-change trigger takes the other form, in
--- the same transaction. (DROP TRIGGER does not say which table it named: every tracked table is checked, a catalog
--- read each.)
+-- the same transaction: gnomon.trigger_guard after CREATE TRIGGER (ddl_command_end, which names the new triggers),
+-- gnomon.trigger_drop_guard after DROP TRIGGER (sql_drop, which names the dropped ones' tables).
 create or replace function gnomon.trigger_guard() returns event_trigger
 language plpgsql as $$
 declare
   tid integer;
 begin
   for tid in select t.table_id from gnomon.tracked_table t
-              where tg_tag = 'DROP TRIGGER'
-                 or t.relid in (select g.tgrelid from pg_event_trigger_ddl_commands() d
+              where t.relid in (select g.tgrelid from pg_event_trigger_ddl_commands() d
                                   join pg_catalog.pg_trigger g on g.oid = d.objid
                                  where d.classid = 'pg_catalog.pg_trigger'::regclass)
               order by t.table_id loop
@@ -698,7 +697,23 @@ begin
   end loop;
 end $$;
 comment on function gnomon.trigger_guard() is
-  'Event trigger function (ddl_command_end, CREATE TRIGGER and DROP TRIGGER): gives a tracked table''s key-change row trigger the form its BEFORE UPDATE row triggers call for.';
+  'Event trigger function (ddl_command_end, CREATE TRIGGER): gives a tracked table''s key-change row trigger the form its BEFORE UPDATE row triggers call for.';
+
+create or replace function gnomon.trigger_drop_guard() returns event_trigger
+language plpgsql as $$
+declare
+  tid integer;
+begin
+  for tid in select t.table_id from gnomon.tracked_table t
+              where (t.schema_name, t.table_name) in (select o.address_names[1], o.address_names[2]
+                                                        from pg_event_trigger_dropped_objects() o
+                                                       where o.object_type = 'trigger')
+              order by t.table_id loop
+    perform gnomon.refresh_key_change_trigger(tid);
+  end loop;
+end $$;
+comment on function gnomon.trigger_drop_guard() is
+  'Event trigger function (sql_drop, DROP TRIGGER): gives a tracked table''s key-change row trigger the form its remaining BEFORE UPDATE row triggers call for.';
 
 drop event trigger if exists gnomon_ddl_guard;
 create event trigger gnomon_ddl_guard on ddl_command_end when tag in ('ALTER TABLE')
@@ -721,8 +736,11 @@ drop event trigger if exists gnomon_privilege_guard;
 create event trigger gnomon_privilege_guard on ddl_command_end when tag in ('GRANT', 'REVOKE')
   execute function gnomon.privilege_guard();
 drop event trigger if exists gnomon_trigger_guard;
-create event trigger gnomon_trigger_guard on ddl_command_end when tag in ('CREATE TRIGGER', 'DROP TRIGGER')
+create event trigger gnomon_trigger_guard on ddl_command_end when tag in ('CREATE TRIGGER')
   execute function gnomon.trigger_guard();
+drop event trigger if exists gnomon_trigger_drop_guard;
+create event trigger gnomon_trigger_drop_guard on sql_drop when tag in ('DROP TRIGGER')
+  execute function gnomon.trigger_drop_guard();
 drop event trigger if exists gnomon_schema_guard;
 create event trigger gnomon_schema_guard on ddl_command_end when tag in ('ALTER SCHEMA')
   execute function gnomon.schema_guard();
