@@ -683,34 +683,36 @@ end $$;
 -- (gnomon.key_change_trigger_ddl). When such a trigger comes or goes, the key-change trigger takes the other form, in
 -- the same transaction: gnomon.trigger_guard after CREATE TRIGGER (ddl_command_end, which names the new triggers),
 -- gnomon.trigger_drop_guard after DROP TRIGGER (sql_drop, which names the dropped ones' tables).
-create or replace function gnomon.trigger_guard() returns event_trigger
+-- (the tracked tables among relids, each refreshed as the catalog's owner)
+create or replace function gnomon.refresh_key_change_triggers(p_relids oid[]) returns void
 language plpgsql as $$
 declare
   tid integer;
 begin
-  for tid in select t.table_id from gnomon.tracked_table t
-              where t.relid in (select g.tgrelid from pg_event_trigger_ddl_commands() d
-                                  join pg_catalog.pg_trigger g on g.oid = d.objid
-                                 where d.classid = 'pg_catalog.pg_trigger'::regclass)
-              order by t.table_id loop
+  for tid in select t.table_id from gnomon.tracked_table t where t.relid = any (p_relids) order by t.table_id loop
     perform gnomon.refresh_key_change_trigger(tid);
   end loop;
+end $$;
+comment on function gnomon.refresh_key_change_triggers(oid[]) is
+  'Internal: gnomon.refresh_key_change_trigger for each tracked table among the relations given.';
+
+create or replace function gnomon.trigger_guard() returns event_trigger
+language plpgsql as $$
+begin
+  perform gnomon.refresh_key_change_triggers(array(
+    select g.tgrelid from pg_event_trigger_ddl_commands() d join pg_catalog.pg_trigger g on g.oid = d.objid
+     where d.classid = 'pg_catalog.pg_trigger'::regclass));
 end $$;
 comment on function gnomon.trigger_guard() is
   'Event trigger function (ddl_command_end, CREATE TRIGGER): gives a tracked table''s key-change row trigger the form its BEFORE UPDATE row triggers call for.';
 
 create or replace function gnomon.trigger_drop_guard() returns event_trigger
 language plpgsql as $$
-declare
-  tid integer;
 begin
-  for tid in select t.table_id from gnomon.tracked_table t
-              where (t.schema_name, t.table_name) in (select o.address_names[1], o.address_names[2]
-                                                        from pg_event_trigger_dropped_objects() o
-                                                       where o.object_type = 'trigger')
-              order by t.table_id loop
-    perform gnomon.refresh_key_change_trigger(tid);
-  end loop;
+  -- a dropped trigger's address is (schema, table, trigger)
+  perform gnomon.refresh_key_change_triggers(array(
+    select pg_catalog.to_regclass(pg_catalog.format('%I.%I', o.address_names[1], o.address_names[2]))::oid
+      from pg_event_trigger_dropped_objects() o where o.object_type = 'trigger'));
 end $$;
 comment on function gnomon.trigger_drop_guard() is
   'Event trigger function (sql_drop, DROP TRIGGER): gives a tracked table''s key-change row trigger the form its remaining BEFORE UPDATE row triggers call for.';

@@ -119,6 +119,7 @@ import io.gnomon.sql.internal.generated.routines.QualifiedNamePattern;
 import io.gnomon.sql.internal.generated.routines.ReadSnapshot;
 import io.gnomon.sql.internal.generated.routines.RefreshBranchObjects;
 import io.gnomon.sql.internal.generated.routines.RefreshKeyChangeTrigger;
+import io.gnomon.sql.internal.generated.routines.RefreshKeyChangeTriggers;
 import io.gnomon.sql.internal.generated.routines.ReservedColumnNames;
 import io.gnomon.sql.internal.generated.routines.ResolveTable;
 import io.gnomon.sql.internal.generated.routines.RollHistory;
@@ -3765,6 +3766,19 @@ public class Routines {
         f.setPTableId(pTableId);
 
         return f.asField();
+    }
+
+    /**
+     * Call <code>gnomon.refresh_key_change_triggers</code>
+     */
+    public static void refreshKeyChangeTriggers(
+          Configuration configuration
+        , Long[] pRelids
+    ) {
+        RefreshKeyChangeTriggers p = new RefreshKeyChangeTriggers();
+        p.setPRelids(pRelids);
+
+        p.execute(configuration);
     }
 
     /**
