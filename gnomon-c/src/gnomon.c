@@ -86,8 +86,8 @@ typedef struct WriteTarget
 	AttrNumber	keyattnums[INDEX_MAX_KEYS];	/* the key columns in the tracked table */
 
 	/*
-	 * The history partition the last statement wrote, kept between statements so that a write opens neither the
-	 * history's parent nor its indexes' catalog entries again. part_valid: the partition's xid range (dropped with
+	 * The history partition the last statement wrote, kept between statements so that a write neither opens the
+	 * history's parent (it only locks it) nor builds its indexes' descriptors again. part_valid: the partition's xid range (dropped with
 	 * the parent's relcache entry, which a partition attached, detached or rolled invalidates). info_valid: what was
 	 * built from the partition's descriptor, the column maps and its indexes' IndexInfo (dropped with the partition's
 	 * or an index's relcache entry: a column added, an index created or dropped).
