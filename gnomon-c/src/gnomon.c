@@ -87,10 +87,10 @@ typedef struct WriteTarget
 
 	/*
 	 * The history partition the last statement wrote, kept between statements so that a write neither opens the
-	 * history's parent (it only locks it) nor builds its indexes' descriptors again. part_valid: the partition's xid range (dropped with
-	 * the parent's relcache entry, which a partition attached, detached or rolled invalidates). info_valid: what was
-	 * built from the partition's descriptor, the column maps and its indexes' IndexInfo (dropped with the partition's
-	 * or an index's relcache entry: a column added, an index created or dropped).
+	 * history's parent (it only locks it) nor builds its indexes' descriptors again. part_valid: the partition's xid
+	 * range (dropped with the parent's relcache entry, which a partition attached, detached or rolled invalidates).
+	 * info_valid: what was built from the partition's descriptor, the column maps and its indexes' IndexInfo (dropped
+	 * with the partition's or an index's relcache entry: a column added, an index created or dropped).
 	 */
 	bool		part_valid;
 	Oid			part_oid;
@@ -542,10 +542,10 @@ history_partition(Relation parent, Datum xid, uint64 *lo, uint64 *hi)
 
 /*
  * Opens (RowExclusiveLock) the history partition that holds this transaction's versions: the kept one when its xid
- * range holds the xid, without the history's parent, else the one the parent's partition bounds give, which is kept
- * for the next statements. Taking the partition's lock runs the invalidations that a roll, an attach or a detach
- * (each invalidates the parent) sent, and those drop the kept range: a transaction never writes on a stale one. (A
- * partition is only detached or its range changed under ACCESS EXCLUSIVE on it, which waits for every writer.)
+ * range holds the xid, with only a lock on the history's parent, else the one the parent's partition bounds give,
+ * which is kept for the next statements. Taking the parent's lock runs the invalidations that a roll, an attach or
+ * a detach (each invalidates the parent) sent, and those drop the kept range: a transaction never writes on a stale
+ * one. (The range changes only under ACCESS EXCLUSIVE on the parent, which waits for every writer.)
  */
 static Relation
 open_partition(WriteTarget *t, Datum xid)
@@ -607,7 +607,6 @@ ensure_partition_info(WriteTarget *t, Relation part, TupleDesc sd)
 	List	   *indexes;
 	ListCell   *lc;
 	int			i = 0;
-
 	uint64		generation;
 
 	if (t->info_valid && t->info_oid == RelationGetRelid(part))
@@ -788,14 +787,10 @@ write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
 
 	ExecDropSingleTupleTableSlot(src);
 	ExecDropSingleTupleTableSlot(dst);
-	/* the locks stay until the transaction ends, as the partition's does */
+	/* the locks stay until the transaction ends, as the partition's does (the IndexInfos' per-statement state, in
+	 * this statement's memory, is reset before their next use) */
 	for (int i = 0; i < nindexes; i++)
-	{
-		rri->ri_IndexRelationInfo[i]->ii_AmCache = NULL;
-		rri->ri_IndexRelationInfo[i]->ii_ExpressionsState = NIL;
-		rri->ri_IndexRelationInfo[i]->ii_PredicateState = NULL;
 		index_close(rri->ri_IndexRelationDescs[i], NoLock);
-	}
 	FreeExecutorState(estate);
 	table_close(part, NoLock);
 	pfree(values);

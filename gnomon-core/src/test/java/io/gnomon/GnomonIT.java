@@ -188,7 +188,6 @@ abstract class GnomonIT {
     return one("select gnomon.coordinate()");
   }
 
-  /** A two-column (id, v) table as of a coordinate, as "id:v,id:v" in key order. */
   /** The pid of a connection's backend. */
   static int pid(Connection c) throws SQLException {
     try (Statement st = c.createStatement();
@@ -212,6 +211,7 @@ abstract class GnomonIT {
     }
   }
 
+  /** A two-column (id, v) table as of a coordinate, as "id:v,id:v" in key order. */
   String rows(String table, String coordinate) throws SQLException {
     return one("select coalesce(string_agg(id || ':' || v, ',' order by id), '') from gnomon_t." + table
         + "_as_of('" + coordinate + "')");

@@ -225,10 +225,11 @@ final class FeedMetrics {
   }
 
   /**
-   * The server's CPU per write in the last {@link #updateTps} run, the consumer's own backend left out: what the
-   * cluster's processes (pgbench's backend, the ticker's, the background workers) spent per transaction.
+   * One pgbench run of {@link #updateTps}: its tps, and the server's CPU per write, the consumer's own backend left
+   * out (what the cluster's processes, pgbench's backend, the ticker's and the background workers, spent per
+   * transaction; NaN when /proc could not be read).
    */
-  private double lastWritersCpuUs = Double.NaN;
+  private record UpdateRun(double tps, double writersCpuUs) {}
 
   /**
    * Returns tracked_update_with_feed_consumer_vs_without (tps) and, from the same runs,
@@ -250,19 +251,18 @@ final class FeedMetrics {
       List<Double> cpuWith = new ArrayList<>();
       List<Double> cpuWithout = new ArrayList<>();
       DoubleSupplier with = () -> {
-        double tps = updateTps(true, live, mapper);
-        cpuWith.add(lastWritersCpuUs);
-        return tps;
+        UpdateRun u = updateTps(true, live, mapper);
+        cpuWith.add(u.writersCpuUs());
+        return u.tps();
       };
       DoubleSupplier without = () -> {
-        double tps = updateTps(false, null, mapper);
-        cpuWithout.add(lastWritersCpuUs);
-        return tps;
+        UpdateRun u = updateTps(false, null, mapper);
+        cpuWithout.add(u.writersCpuUs());
+        return u.tps();
       };
       // one unmeasured run with a consumer first: the JIT compiles the runner's paths (and pgbench's table warms)
       // there, not in the first measured pair
-      log.log("update 1c with a consumer, warm-up (not measured): %.0f tps", with.getAsDouble());
-      cpuWith.clear();
+      log.log("update 1c with a consumer, warm-up (not measured): %.0f tps", updateTps(true, live, mapper).tps());
       List<double[]> runs;
       try {
         runs = Paired.alternate(sizes.updatePairs(), with, without);
@@ -291,7 +291,7 @@ final class FeedMetrics {
     }
   }
 
-  private double updateTps(boolean withConsumer, String name, ObjectMapper mapper) {
+  private UpdateRun updateTps(boolean withConsumer, String name, ObjectMapper mapper) {
     // the runner's feed on a data source that remembers its connection's backend, whose CPU is logged
     PidDataSource consumerSource = new PidDataSource(run.pg().dataSource(FeedSetup.DB));
     Feed consumerFeed = Feed.open(consumerSource);
@@ -324,7 +324,7 @@ final class FeedMetrics {
       // right after the cluster's total, so the consumer's backend is subtracted over the same interval
       Map<Long, Long> procs1 = cluster.perProcessMicros();
       long jvm1 = ClusterCpu.jvmMicros();
-      lastWritersCpuUs = server0 < 0 || server1 < 0 ? Double.NaN
+      double writersCpuUs = server0 < 0 || server1 < 0 ? Double.NaN
           : (server1 - server0) / (double) Math.max(1, r.transactions());
       log.log("  cpu during the run (%.1f s, load %.1f): cluster %.2f CPU-s, this JVM %.2f CPU-s; per transaction"
               + " %.0f us in the cluster, %.0f us in the JVM", wall, Machine.load(),
@@ -339,8 +339,7 @@ final class FeedMetrics {
         log.log("  the consumer's backend during the run: %.2f CPU-s, %.1f us per event handled (%,d events, %,d"
                 + " pages)", consumerCpu / 1e6, consumerCpu / (double) Math.max(1, handled), handled,
             runner.pagesHandled());
-        lastWritersCpuUs = consumerCpu < 0 || Double.isNaN(lastWritersCpuUs) ? Double.NaN
-            : lastWritersCpuUs - consumerCpu / (double) Math.max(1, r.transactions());
+        writersCpuUs = consumerCpu < 0 ? Double.NaN : writersCpuUs - consumerCpu / (double) Math.max(1, r.transactions());
         // after the measurement: how long the consumer takes to deliver the rest (a tick, then pages)
         long t0 = System.nanoTime();
         while (runner.eventsHandled() < r.transactions() && System.nanoTime() - t0 < 30_000_000_000L
@@ -354,7 +353,7 @@ final class FeedMetrics {
       } else {
         log.log("update 1c without a consumer %9.0f tps", r.tps());
       }
-      return r.tps();
+      return new UpdateRun(r.tps(), writersCpuUs);
     } finally {
       if (runner != null) {
         runner.close();

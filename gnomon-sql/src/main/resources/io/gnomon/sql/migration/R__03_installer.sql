@@ -320,8 +320,7 @@ begin
   select string_agg(format('%I.%I (table_id %s)', tt.schema_name, tt.table_name, tt.table_id), ', ' order by tt.table_id)
     into narrow
     from gnomon.tracked_table tt
-    join pg_trigger g on g.tgrelid = tt.relid and g.tgname = 'gnomon_key_change' and g.tgparentid = 0
-   where pg_catalog.cardinality(g.tgattr::pg_catalog.int2[]) > 0 and gnomon.key_set_by_before_trigger(tt.relid);
+   where gnomon.key_change_trigger_of_key(tt.relid) and gnomon.key_set_by_before_trigger(tt.relid);
   if narrow is not null then
     raise exception using errcode = 'GN072',
       message = format('tracked tables have a BEFORE UPDATE row trigger, which can change a key an UPDATE does not name, '
@@ -379,6 +378,30 @@ end $$;
 comment on function gnomon.create_write_triggers(text, text) is
   'Creates the four statement-level write triggers (gnomon_insert, gnomon_update, gnomon_delete, gnomon_truncate) on a table, calling the given function.';
 
+-- Gives a trigger an enabled state as pg_trigger.tgenabled spells it ('O' the default, 'A' ENABLE ALWAYS, 'R' ENABLE
+-- REPLICA, 'D' DISABLE): nothing for 'O' or null. Re-creating a trigger resets it to 'O'; install_triggers and
+-- refresh_key_change_trigger put back what was there.
+create or replace function gnomon.set_trigger_state(p_table text, p_trigger name, p_state "char") returns void
+language plpgsql as $$
+begin
+  if p_state is not null and p_state <> 'O' then
+    execute format('alter table %s %s trigger %I', p_table,
+                   case p_state when 'A' then 'enable always' when 'R' then 'enable replica' else 'disable' end, p_trigger);
+  end if;
+end $$;
+comment on function gnomon.set_trigger_state(text, name, "char") is
+  'Internal: gives a table''s trigger the enabled state pg_trigger.tgenabled spells (O, A, R or D); nothing for O.';
+
+-- Whether a tracked table's key-change row trigger fires for UPDATEs naming the key only (AFTER UPDATE OF its key
+-- columns), or for every UPDATE; null when the table has none (the C write path).
+create or replace function gnomon.key_change_trigger_of_key(p_relid oid) returns boolean
+language sql stable as $$
+  select pg_catalog.cardinality(g.tgattr::pg_catalog.int2[]) > 0
+    from pg_catalog.pg_trigger g where g.tgrelid = p_relid and g.tgname = 'gnomon_key_change' and g.tgparentid = 0
+$$;
+comment on function gnomon.key_change_trigger_of_key(oid) is
+  'Internal: whether a tracked table''s key-change row trigger is AFTER UPDATE OF its key columns (null when it has none).';
+
 -- Whether an UPDATE of a table can change its key without naming a key column: a row-level BEFORE UPDATE trigger of
 -- its own (the user's; Gnomon has none) may assign NEW's key whatever the statement set.
 create or replace function gnomon.key_set_by_before_trigger(p_relid oid) returns boolean
@@ -423,21 +446,17 @@ create or replace function gnomon.refresh_key_change_trigger(p_table_id integer)
 language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
 declare
   tt gnomon.tracked_table;
-  cur record;
+  state "char";
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
-  select g.tgenabled, pg_catalog.cardinality(g.tgattr::pg_catalog.int2[]) > 0 as of_key into cur
+  if gnomon.key_change_trigger_of_key(tt.relid) is distinct from gnomon.key_set_by_before_trigger(tt.relid) then
+    return false;  -- none (null), or already the form it should have
+  end if;
+  select g.tgenabled into state
     from pg_catalog.pg_trigger g where g.tgrelid = tt.relid and g.tgname = 'gnomon_key_change' and g.tgparentid = 0;
-  if not found or cur.of_key = not gnomon.key_set_by_before_trigger(tt.relid) then
-    return false;
-  end if;
-  -- (CREATE OR REPLACE TRIGGER needs only the TRIGGER privilege, as the user's own CREATE TRIGGER did; it resets the
-  -- enabled state, which ALTER TABLE puts back)
+  -- CREATE OR REPLACE TRIGGER resets the enabled state, which is put back
   execute gnomon.key_change_trigger_ddl(p_table_id);
-  if cur.tgenabled <> 'O' then
-    execute format('alter table %I.%I %s trigger gnomon_key_change', tt.schema_name, tt.table_name,
-                   case cur.tgenabled when 'A' then 'enable always' when 'R' then 'enable replica' else 'disable' end);
-  end if;
+  perform gnomon.set_trigger_state(format('%I.%I', tt.schema_name, tt.table_name), 'gnomon_key_change', state);
   return true;
 end $$;
 comment on function gnomon.refresh_key_change_trigger(integer) is
@@ -457,7 +476,6 @@ declare
   fn text;
   old record;
   enabled jsonb := '{}';
-  state "char";
   trg name;
 begin
   select * into tt from gnomon.tracked_table where table_id = p_table_id;
@@ -485,11 +503,7 @@ begin
     end if;
   end if;
   for trg in select t.tgname from pg_trigger t where t.tgrelid = tt.relid and t.tgname = any (gnomon.write_trigger_names()) loop
-    state := (enabled->>trg)::"char";
-    if state is not null and state <> 'O' then
-      execute format('alter table %s %s trigger %I', tab,
-                     case state when 'A' then 'enable always' when 'R' then 'enable replica' else 'disable' end, trg);
-    end if;
+    perform gnomon.set_trigger_state(tab, trg, (enabled->>trg)::"char");
   end loop;
   perform gnomon.install_partition_triggers(p_table_id);
 end $$;

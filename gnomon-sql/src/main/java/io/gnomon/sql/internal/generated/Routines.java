@@ -73,6 +73,7 @@ import io.gnomon.sql.internal.generated.routines.InstallTriggers;
 import io.gnomon.sql.internal.generated.routines.InstallWriteFunction;
 import io.gnomon.sql.internal.generated.routines.KeyChangeSetting;
 import io.gnomon.sql.internal.generated.routines.KeyChangeTriggerDdl;
+import io.gnomon.sql.internal.generated.routines.KeyChangeTriggerOfKey;
 import io.gnomon.sql.internal.generated.routines.KeySetByBeforeTrigger;
 import io.gnomon.sql.internal.generated.routines.LockDroppedPartitions;
 import io.gnomon.sql.internal.generated.routines.Maintain;
@@ -126,6 +127,7 @@ import io.gnomon.sql.internal.generated.routines.RollHistory;
 import io.gnomon.sql.internal.generated.routines.SelectedBranchId;
 import io.gnomon.sql.internal.generated.routines.SetMergeRule;
 import io.gnomon.sql.internal.generated.routines.SetMergeStrategy;
+import io.gnomon.sql.internal.generated.routines.SetTriggerState;
 import io.gnomon.sql.internal.generated.routines.Setting;
 import io.gnomon.sql.internal.generated.routines.SnapshotText;
 import io.gnomon.sql.internal.generated.routines.SnapshotTextOwn;
@@ -2178,6 +2180,44 @@ public class Routines {
     }
 
     /**
+     * Call <code>gnomon.key_change_trigger_of_key</code>
+     */
+    public static Boolean keyChangeTriggerOfKey(
+          Configuration configuration
+        , Long pRelid
+    ) {
+        KeyChangeTriggerOfKey f = new KeyChangeTriggerOfKey();
+        f.setPRelid(pRelid);
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.key_change_trigger_of_key</code> as a field.
+     */
+    public static Field<Boolean> keyChangeTriggerOfKey(
+          Long pRelid
+    ) {
+        KeyChangeTriggerOfKey f = new KeyChangeTriggerOfKey();
+        f.setPRelid(pRelid);
+
+        return f.asField();
+    }
+
+    /**
+     * Get <code>gnomon.key_change_trigger_of_key</code> as a field.
+     */
+    public static Field<Boolean> keyChangeTriggerOfKey(
+          Field<Long> pRelid
+    ) {
+        KeyChangeTriggerOfKey f = new KeyChangeTriggerOfKey();
+        f.setPRelid(pRelid);
+
+        return f.asField();
+    }
+
+    /**
      * Call <code>gnomon.key_set_by_before_trigger</code>
      */
     public static Boolean keySetByBeforeTrigger(
@@ -3943,6 +3983,23 @@ public class Routines {
         p.setStrategy(strategy);
         p.setOptions(options);
         p.setCustomFunction(customFunction);
+
+        p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.set_trigger_state</code>
+     */
+    public static void setTriggerState(
+          Configuration configuration
+        , String pTable
+        , String pTrigger
+        , String pState
+    ) {
+        SetTriggerState p = new SetTriggerState();
+        p.setPTable(pTable);
+        p.setPTrigger(pTrigger);
+        p.setPState(pState);
 
         p.execute(configuration);
     }
