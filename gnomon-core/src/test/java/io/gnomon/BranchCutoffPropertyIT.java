@@ -42,6 +42,8 @@ class BranchCutoffPropertyIT extends GnomonIT {
   private final List<Read> reads = Collections.synchronizedList(new ArrayList<>());
   private final AtomicInteger committed = new AtomicInteger();
   private final AtomicInteger failed = new AtomicInteger();
+  private final Map<String, Integer> committedAt = new ConcurrentHashMap<>();
+  private int forkedWhileWriting;
 
   @Test
   void untouchedKeysReadAsTheParentAtTheCutoffAndSnapshotReadsReplay() throws Exception {
@@ -51,20 +53,14 @@ class BranchCutoffPropertyIT extends GnomonIT {
         "insert into kv select g, g from generate_series(1, " + KEYS + ") g");
     gnomon().track("public.kv");
 
-    // the tree grows while the sessions run: each round forks one branch from main or from an existing branch
+    // the tree grows while the sessions run: each round forks one branch, from main or from an existing branch,
+    // while the round's sessions are writing (so transactions are in flight on the parent at its cutoff); the second
+    // round always forks from the first branch, so the tree is nested
     List<String> branches = Collections.synchronizedList(new ArrayList<>());
     Map<String, String> parentOf = new HashMap<>();
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
-      for (int round = 0; round < 5; round++) {
-        String name = "b" + round;
-        String parent = branches.isEmpty() || random.nextInt(3) == 0 ? "main" : branches.get(random.nextInt(branches.size()));
-        boolean scratch = parent.startsWith("s") || random.nextInt(3) == 0;
-        name = (scratch ? "s" : "b") + round;
-        gnomon().branches().create(name, parent, Optional.empty(), scratch);
-        parentOf.put(name, parent);
-        branches.add(name);
-        writtenOn.put(name, ConcurrentHashMap.newKeySet());
+      for (int round = 0; round < 6; round++) {
         List<Future<?>> sessions = new ArrayList<>();
         for (int s = 0; s < 4; s++) {
           long sessionSeed = random.nextLong();
@@ -72,16 +68,33 @@ class BranchCutoffPropertyIT extends GnomonIT {
           targets.add("main");
           sessions.add(pool.submit(() -> session(new Random(sessionSeed), targets, 12)));
         }
+        String parent = branches.isEmpty() ? "main" : round == 1 ? branches.get(0)
+            : random.nextInt(3) == 0 ? "main" : branches.get(random.nextInt(branches.size()));
+        boolean scratch = parent.startsWith("s") || random.nextInt(3) == 0;
+        String name = (scratch ? "s" : "b") + round;
+        Thread.sleep(5 + random.nextInt(40));
+        int inFlight = (int) sessions.stream().filter(f -> !f.isDone()).count();
+        gnomon().branches().create(name, parent, Optional.empty(), scratch);
+        forkedWhileWriting += inFlight > 0 ? 1 : 0;
+        parentOf.put(name, parent);
+        writtenOn.put(name, ConcurrentHashMap.newKeySet());
         for (Future<?> f : sessions) {
           f.get();
         }
+        branches.add(name);
       }
     } finally {
       pool.shutdownNow();
     }
-    System.out.printf("BranchCutoffPropertyIT seed=%d: %d transactions committed, %d failed (serialization, duplicates), "
-        + "%d snapshot reads, branches %s%n", seed, committed.get(), failed.get(), reads.size(), parentOf);
-    assertTrue(committed.get() > 50, "the sessions committed work");
+    System.out.printf("BranchCutoffPropertyIT seed=%d: %d transactions committed (by isolation %s), %d failed (serialization, "
+        + "duplicates), %d snapshot reads, branches %s, %d forked while sessions were writing%n", seed, committed.get(),
+        committedAt, failed.get(), reads.size(), parentOf, forkedWhileWriting);
+    assertTrue(committed.get() > 50, "seed " + seed + ": the sessions committed work");
+    for (String isolation : ISOLATION) {
+      assertTrue(committedAt.getOrDefault(isolation, 0) > 0, "seed " + seed + ": a transaction committed at " + isolation);
+    }
+    assertTrue(forkedWhileWriting > 0, "seed " + seed + ": some branch was forked while sessions were writing");
+    assertTrue(gnomon().branches().list().stream().anyMatch(b -> b.depth() >= 2), "seed " + seed + ": the tree is nested");
 
     // 1. the cutoff invariant, each side read through a different path
     int checkedAll = 0;
@@ -148,6 +161,7 @@ class BranchCutoffPropertyIT extends GnomonIT {
           }
           c.commit();
           committed.incrementAndGet();
+          committedAt.merge(isolation, 1, Integer::sum);
           if (!branch.equals("main")) {
             writtenOn.get(branch).addAll(touched);
           }

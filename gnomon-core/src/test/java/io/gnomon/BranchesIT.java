@@ -208,6 +208,73 @@ class BranchesIT extends GnomonIT {
   }
 
   @Test
+  void aBranchForkedFromABranchAtAnOlderCoordinateReadsThatBranchThen() throws Exception {
+    accounts();
+    gnomon().branches().create("p");
+    onBranch("p", "update account set balance = 1 where id = 1", "delete from account where id = 2");
+    Coordinate then = gnomon().coordinate();
+    TreeMap<Integer, String> pThen = state("gnomon.point('p')");
+    // the parent and main move on after the coordinate
+    onBranch("p", "update account set balance = 2 where id = 1", "insert into account values (2, 22, 'back')",
+        "update account set owner = 'later' where id = 3", "insert into account values (8, 8, 'p8')");
+    sql("update account set balance = 0 where id = 4", "insert into account values (9, 9, 'm9')");
+    // from SQL, and from Java
+    sql("select gnomon.branch_create('q', 'p', '" + then + "')");
+    gnomon().branches().create("q2", "p", Optional.of(then), true);
+    for (String b : List.of("q", "q2")) {
+      assertEquals(pThen, state("gnomon.point('" + b + "')"), b + " reads p as it was at the coordinate");
+      assertEquals("p", gnomon().branches().get(b).parent());
+      assertEquals(2, gnomon().branches().get(b).depth());
+      assertEquals(then.toString(), gnomon().branches().get(b).cutoff().toString());
+    }
+    // its own writes stay its own, and p's later writes stay invisible below it
+    onBranch("q", "update account set balance = 3 where id = 3", "insert into account values (2, 7, 'q2')");
+    TreeMap<Integer, String> q = state("gnomon.point('q')");
+    assertEquals("3/o3", q.get(3));
+    assertEquals("7/q2", q.get(2));
+    assertEquals("1/o1", q.get(1));
+    assertFalse(q.containsKey(8));
+    assertEquals("22/back", state("gnomon.point('p')").get(2), "q's insert did not reach p");
+  }
+
+  @Test
+  void uniqueForeignKeyAndExclusionConstraintsAreCheckedWhenAMergeWritesTheBranchToMain() throws Exception {
+    sql("create table team (id int primary key, name text)", "insert into team values (1, 'one')",
+        "create table member (id int primary key, team int references team, email text unique)",
+        "insert into member values (1, 1, 'a@x')",
+        "create table booking (id int primary key, during int4range, exclude using gist (during with &&))",
+        "insert into booking values (1, '[1,10)')");
+    for (String t : List.of("public.team", "public.member", "public.booking")) {
+      gnomon().track(t);
+    }
+    gnomon().branches().create("c");
+    // the branch accepts what only main's constraints would refuse: a dangling reference, a duplicate UNIQUE value,
+    // an overlapping range (each refused on main itself)
+    onBranch("c", "insert into member values (2, 99, 'a@x')", "insert into booking values (2, '[5,6)')");
+    assertEquals("99|a@x", one("select team || '|' || email from gnomon_t.member_at(gnomon.point('c')) where id = 2"));
+    assertEquals("2", one("select count(*) from gnomon_t.booking_at(gnomon.point('c'))"));
+    assertEquals("23503", assertThrows(SQLException.class, () -> sql("insert into member values (3, 99, 'b@x')")).getSQLState());
+    // the merge writes the branch's rows to main, where each constraint is checked, and changes nothing when one fails
+    String mainMembers = one("select string_agg(id || ':' || team || ':' || email, ',' order by id) from member");
+    SQLException fk = assertThrows(SQLException.class, () -> one("select (gnomon.merge('c', 'main')).status"));
+    assertTrue(List.of("23503", "23505", "23P01").contains(fk.getSQLState()), fk.getSQLState() + " " + fk.getMessage());
+    assertEquals(mainMembers, one("select string_agg(id || ':' || team || ':' || email, ',' order by id) from member"));
+    assertEquals("1", one("select count(*) from booking"));
+    // mended on the branch one by one, each next violation is the merge's error, until the merge applies
+    onBranch("c", "update member set team = 1 where id = 2");
+    SQLException unique = assertThrows(SQLException.class, () -> one("select (gnomon.merge('c', 'main')).status"));
+    assertTrue(List.of("23505", "23P01").contains(unique.getSQLState()), unique.getSQLState() + " " + unique.getMessage());
+    onBranch("c", "update member set email = 'b@x' where id = 2");
+    SQLException exclusion = assertThrows(SQLException.class, () -> one("select (gnomon.merge('c', 'main')).status"));
+    assertEquals("23P01", exclusion.getSQLState(), exclusion.getMessage());
+    assertEquals(mainMembers, one("select string_agg(id || ':' || team || ':' || email, ',' order by id) from member"));
+    onBranch("c", "update booking set during = '[10,12)' where id = 2");
+    assertEquals("applied", one("select (gnomon.merge('c', 'main')).status"));
+    assertEquals("1:1:a@x,2:1:b@x", one("select string_agg(id || ':' || team || ':' || email, ',' order by id) from member"));
+    assertEquals("[10,12)", one("select during::text from booking where id = 2"));
+  }
+
+  @Test
   void jooqQueriesOnABranchAreTypedAndWriteToTheBranchOnly() throws Exception {
     accounts();
     gnomon().branches().create("j");
@@ -292,12 +359,20 @@ class BranchesIT extends GnomonIT {
         "insert into account values (12, 1, 'b')");
     gnomon().branches().create("d2", "d1", Optional.empty(), false);
     onBranch("d2", "update account set balance = 9 where id = 1", "update account set balance = 9 where id = 3");
+    // a branch as of a coordinate is a point too: d1 moves on after it
+    Coordinate mid = gnomon().coordinate();
+    onBranch("d1", "update account set balance = 77 where id = 12", "delete from account where id = 4",
+        "insert into account values (2, 2, 'again')");
+    String d1Mid = "gnomon.point('d1', '" + mid + "')";
     String[][] pairs = {
       {"gnomon.point()", "gnomon.point('d1')"},
       {"gnomon.point('d2')", "gnomon.point()"},
       {"gnomon.point('d1')", "gnomon.point('d2')"},
       {"gnomon.point('main', '" + before + "')", "gnomon.point('d2')"},
       {"gnomon.point('d2')", "gnomon.point('d2')"},
+      {d1Mid, "gnomon.point('d1')"},
+      {"gnomon.point('d2')", d1Mid},
+      {d1Mid, "gnomon.point('main', '" + before + "')"},
     };
     for (String[] p : pairs) {
       TreeMap<Integer, String> from = state(p[0]);
@@ -319,10 +394,15 @@ class BranchesIT extends GnomonIT {
       List<String> actual = new ArrayList<>();
       try (Connection c = connect();
           Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery("select op, (key->>'id')::int from gnomon.diff('account', " + p[0] + ", " + p[1]
+          ResultSet rs = st.executeQuery("select op, (key->>'id')::int, old->>'balance' || '/' || (old->>'owner'),"
+              + " new->>'balance' || '/' || (new->>'owner') from gnomon.diff('account', " + p[0] + ", " + p[1]
               + ") order by 2")) {
         while (rs.next()) {
-          actual.add(rs.getString(1) + " " + rs.getInt(2));
+          int k = rs.getInt(2);
+          actual.add(rs.getString(1) + " " + k);
+          // the images are the rows read at each point
+          assertEquals(from.get(k), rs.getString(3), "old image of " + k + " from " + p[0] + " to " + p[1]);
+          assertEquals(to.get(k), rs.getString(4), "new image of " + k + " from " + p[0] + " to " + p[1]);
         }
       }
       assertEquals(expected, actual, "diff from " + p[0] + " to " + p[1]);
@@ -437,8 +517,14 @@ class BranchesIT extends GnomonIT {
   void badInputIsRefusedWithGnomonStatesAndChangesNothing() throws Exception {
     accounts();
     Branches branches = gnomon().branches();
-    branches.create("x");
+    Branch x = branches.create("x");
+    TreeMap<Integer, String> mainBefore = state("gnomon.point()");
+    long versionsBefore = count("select count(*) from gnomon_t.account_h");
+    sql("update account set balance = 1 where id = 1");
     assertThrows(BranchExistsException.class, () -> branches.create("x"));
+    assertEquals(x, branches.get("x"), "the existing branch keeps its cutoff");
+    sql("update account set balance = 100 where id = 1");
+    versionsBefore += 2;
     assertThrows(BranchNotFoundException.class, () -> branches.create("y", "nope", Optional.empty(), false));
     assertThrows(BranchNotFoundException.class, () -> branches.drop("nope"));
     assertThrows(InvalidArgumentException.class, () -> branches.create("main"));
@@ -460,7 +546,12 @@ class BranchesIT extends GnomonIT {
       branches.drop("x");
       SQLException e = assertThrows(SQLException.class, () -> st.execute("update account set balance = 1 where id = 1"));
       assertEquals("GN050", e.getSQLState(), e.getMessage());
+      SQLException ins = assertThrows(SQLException.class, () -> st.execute("insert into account values (70, 1, 'x')"));
+      assertEquals("GN050", ins.getSQLState(), ins.getMessage());
     }
+    assertEquals(mainBefore, state("gnomon.point()"), "main's rows are as they were");
+    assertEquals(versionsBefore, count("select count(*) from gnomon_t.account_h"), "main's history got no version");
+    assertEquals("0", one("select count(*) from gnomon_t.account_b"), "no branch row was written");
     sql("create table plain (id int primary key)");
     Account a = Account.ACCOUNT;
     assertThrows(TableNotTrackedException.class, () -> gnomon().onBranch("s").transaction(
