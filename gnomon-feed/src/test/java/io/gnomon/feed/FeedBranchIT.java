@@ -242,6 +242,56 @@ class FeedBranchIT extends FeedTestBase {
   }
 
   @Test
+  void largeToastedValuesOnABranchAreDeliveredWhole() throws Exception {
+    sql("create table big (id integer primary key, title text, body text)");
+    gnomon().track("public.big");
+    // 1 MB of random letters each: incompressible, so stored out of line (TOAST)
+    Random random = new Random(7);
+    String[] bodies = new String[2];
+    for (int n = 0; n < bodies.length; n++) {
+      StringBuilder b = new StringBuilder(1 << 20);
+      for (int i = 0; i < (1 << 20); i++) {
+        b.append((char) ('a' + random.nextInt(26)));
+      }
+      bodies[n] = b.toString();
+    }
+    try (Connection c = connect();
+        PreparedStatement ps = c.prepareStatement("insert into big values (1, 't1', ?)")) {
+      ps.setString(1, bodies[0]);
+      ps.executeUpdate();
+    }
+    for (String kind : List.of("logged", "scratch")) {
+      String branch = "toast_" + kind;
+      sql("select gnomon.branch_create('" + branch + "', 'main', null, " + kind.equals("scratch") + ")");
+      feed().register("big_" + kind, List.of("public.big"), FeedStart.now(), true, null, branch);
+      try (Connection c = connect()) {
+        // the row the branch inherits from main, its body untouched by the update; a new row; both deleted
+        sql(c, "select gnomon.branch_use('" + branch + "')", "update big set title = 't2' where id = 1");
+        try (PreparedStatement ps = c.prepareStatement("insert into big values (2, 'n', ?)")) {
+          ps.setString(1, bodies[1]);
+          ps.executeUpdate();
+        }
+        sql(c, "delete from big", "select gnomon.branch_use('main')");
+      }
+      tick();
+      List<ChangeEvent> events = drain("big_" + kind, 10);
+      assertEquals(List.of("u", "c", "d", "d"), events.stream().map(e -> e.op().code()).toList(), kind);
+      assertEquals(bodies[0], events.get(0).before().get("body").asText(), kind);
+      assertEquals(bodies[0], events.get(0).after().get("body").asText(), kind);
+      assertEquals("t2", events.get(0).after().get("title").asText(), kind);
+      assertEquals(bodies[1], events.get(1).after().get("body").asText(), kind);
+      Map<Integer, String> deleted = new HashMap<>();
+      for (ChangeEvent e : events.subList(2, 4)) {
+        deleted.put(e.key().get("id").asInt(), e.before().get("body").asText());
+      }
+      assertEquals(Map.of(1, bodies[0], 2, bodies[1]), deleted, kind);
+      JsonNode json = new ObjectMapper().readTree(feed().toJson(events.get(1)));
+      assertEquals(bodies[1], json.get("after").get("body").asText(), kind);
+    }
+    assertEquals(bodies[0], one("select body from big where id = 1"), "main keeps its row");
+  }
+
+  @Test
   void aFollowedBranchCannotBeDroppedAndABackfillReadsTheBranch() throws Exception {
     trackedTable("doc");
     sql("insert into doc values (1, 'a'), (2, 'b')");

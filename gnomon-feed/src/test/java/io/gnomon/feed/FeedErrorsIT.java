@@ -71,6 +71,34 @@ class FeedErrorsIT extends FeedTestBase {
   }
 
   @Test
+  void aTableThatConsumersFollowCannotBeUntrackedUntilTheyAreUnregistered() throws Exception {
+    trackedTable("followed");
+    feed().register("f1", List.of("public.followed"));
+    feed().register("f2", List.of("public.followed"));
+    sql("insert into followed values (1, 'a')");
+    for (boolean dropHistory : new boolean[] {false, true}) {
+      InvalidArgumentException e =
+          assertThrows(InvalidArgumentException.class, () -> gnomon().untrack("public.followed", dropHistory));
+      assertEquals("GN021", e.sqlState());
+      assertTrue(e.getMessage().contains("public.followed") && e.getMessage().contains("'f1'")
+          && e.getMessage().contains("'f2'") && e.getMessage().contains("gnomon.feed_unregister"), e.getMessage());
+    }
+    GnomonException fromSql = assertThrows(GnomonException.class,
+        () -> sqlTranslated("select gnomon.untrack('public.followed', true)"));
+    assertEquals("GN021", fromSql.sqlState());
+    // nothing was removed: the table still writes versions, and the consumers read them all
+    sql("update followed set v = 'b' where id = 1");
+    tick();
+    assertEquals(List.of("c", "u"), drain("f1", 10).stream().map(x -> x.op().code()).toList());
+    feed().unregister("f1");
+    assertEquals("GN021", assertThrows(InvalidArgumentException.class,
+        () -> gnomon().untrack("public.followed", false)).sqlState(), "f2 still follows it");
+    feed().unregister("f2");
+    gnomon().untrack("public.followed", false);
+    assertEquals("0", one("select count(*) from gnomon.tracked_table where table_name = 'followed'"));
+  }
+
+  @Test
   void positionsNeverGoBackwards() throws Exception {
     trackedTable("back");
     feed().register("b", List.of("public.back"));
