@@ -66,6 +66,19 @@ record Metric(
     return new Metric(metric, value, unit, baseline, ratio, ratio, ratio, runs, target, note);
   }
 
+  /**
+   * The issue's own name for a figure that the group reports in parts (such as an UPDATE and a point read): this
+   * metric under {@code name}, with {@code note} saying which part it is.
+   */
+  Metric as(String name, String note) {
+    return new Metric(name, value, unit, baseline, ratio, ratioMin, ratioMax, runs, target, note);
+  }
+
+  /** Of metrics with ratios, the one with the lowest ratio (the part furthest from an at-least target). */
+  static Metric lowestRatio(List<Metric> metrics) {
+    return metrics.stream().min(java.util.Comparator.comparingDouble(Metric::ratio)).orElseThrow();
+  }
+
   /** Whether the target is met, or {@code null} when the metric has none. */
   Boolean met() {
     if (target == null) {
