@@ -9,7 +9,7 @@ final class Docs {
   /** The Markdown files whose runnable examples the tests run, in reading order. */
   static final List<String> FILES = List.of(
       "README.md", "docs/concepts.md", "docs/sql-reference.md", "docs/java-api.md", "docs/operations.md",
-      "docs/feed.md", "docs/merge.md");
+      "docs/branches.md", "docs/feed.md", "docs/merge.md");
 
   private Docs() {}
 
