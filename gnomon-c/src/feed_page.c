@@ -482,9 +482,9 @@ probe_live(Relation rel, Version *vers, int *idx, int n, TupleDesc hdesc)
 	}
 	if (leaf)
 	{
-		elog(DEBUG1, "gnomon.feed_page_c: %d live probes of %s: " UINT64_FORMAT " on the kept leaf, " UINT64_FORMAT
-			 " descents, " UINT64_FORMAT " index scans", n, RelationGetRelationName(ind), lp.kept, lp.descents,
-			 lp.fallbacks);
+		elog(DEBUG1, "gnomon.feed_page_c: %d live probes of %s: " UINT64_FORMAT " on the kept leaf (" UINT64_FORMAT
+			 " of them a step right), " UINT64_FORMAT " descents, " UINT64_FORMAT " index scans", n,
+			 RelationGetRelationName(ind), lp.kept, lp.stepped, lp.descents, lp.fallbacks);
 		gnomon_leaf_probe_end(&lp);
 	}
 	if (scan != NULL)
@@ -664,9 +664,9 @@ probe_history(Oid hist, Datum prev, Version *vers, int *idx, int n, TupleDesc hd
 	{
 		if (leaf[p])
 		{
-			elog(DEBUG1, "gnomon.feed_page_c: %d history probes of %s: " UINT64_FORMAT " on the kept leaf, "
-				 UINT64_FORMAT " descents, " UINT64_FORMAT " index scans", n, RelationGetRelationName(inds[p]),
-				 lps[p].kept, lps[p].descents, lps[p].fallbacks);
+			elog(DEBUG1, "gnomon.feed_page_c: %d history probes of %s: " UINT64_FORMAT " on the kept leaf ("
+				 UINT64_FORMAT " of them a step right), " UINT64_FORMAT " descents, " UINT64_FORMAT " index scans", n,
+				 RelationGetRelationName(inds[p]), lps[p].kept, lps[p].stepped, lps[p].descents, lps[p].fallbacks);
 			gnomon_leaf_probe_end(&lps[p]);
 		}
 		if (scans[p] != NULL)

@@ -30,6 +30,7 @@ typedef struct LeafProbe
 	int			maxtids;
 	/* counters for tests and benchmarks: probes answered on the kept leaf, after a descent, by neither */
 	uint64		kept;
+	uint64		stepped;		/* of kept: found on a leaf to the right of the kept one */
 	uint64		descents;
 	uint64		fallbacks;
 } LeafProbe;
