@@ -35,6 +35,42 @@
 
 #include "leaf_probe.h"
 
+/*
+ * Whether an index column compares inline: ascending, with its type's own btree comparison; int4 or int8, or xid8 as
+ * a second column
+ */
+static bool
+inline_column(Relation index, BTScanInsert key, int col, bool xid8_too)
+{
+	Oid			type = TupleDescAttr(RelationGetDescr(index), col)->atttypid;
+	Oid			cmp = key->scankeys[col].sk_func.fn_oid;
+
+	if ((index->rd_indoption[col] & INDOPTION_DESC) != 0)
+		return false;
+	return (type == INT4OID && cmp == F_BTINT4CMP) || (type == INT8OID && cmp == F_BTINT8CMP) ||
+		(xid8_too && type == XID8OID && cmp == F_XID8CMP);
+}
+
+/* An inline column's value: the entry's bytes at data, or the scan key's argument, as a signed or unsigned 64 bits */
+static inline int32
+compare_inline(Oid type, Datum arg, const char *data)
+{
+	if (type == XID8OID)
+	{
+		uint64		k = DatumGetUInt64(arg);	/* an xid8 Datum is its 64 bits */
+		uint64		v = *(const uint64 *) data;
+
+		return k < v ? -1 : k > v ? 1 : 0;
+	}
+	else
+	{
+		int64		k = type == INT4OID ? (int64) DatumGetInt32(arg) : DatumGetInt64(arg);
+		int64		v = type == INT4OID ? (int64) *(const int32 *) data : *(const int64 *) data;
+
+		return k < v ? -1 : k > v ? 1 : 0;
+	}
+}
+
 bool
 gnomon_leaf_probe_begin(LeafProbe *p, Relation heap, Relation index, int nsearch, int nequal, Snapshot snapshot)
 {
@@ -55,14 +91,24 @@ gnomon_leaf_probe_begin(LeafProbe *p, Relation heap, Relation index, int nsearch
 	p->key->scantid = NULL;
 	p->key->nextkey = false;
 	p->key->pivotsearch = false;
-	/* one int4 or int8 column with its type's own order, ascending: compared inline on the leaf (the descent and
-	 * the high key keep _bt_compare) */
-	if (nsearch == 1 && (index->rd_indoption[0] & INDOPTION_DESC) == 0 &&
-		((TupleDescAttr(RelationGetDescr(index), 0)->atttypid == INT4OID &&
-		  p->key->scankeys[0].sk_func.fn_oid == F_BTINT4CMP) ||
-		 (TupleDescAttr(RelationGetDescr(index), 0)->atttypid == INT8OID &&
-		  p->key->scankeys[0].sk_func.fn_oid == F_BTINT8CMP)))
+	/*
+	 * one int4 or int8 column with its type's own order, ascending, and maybe a second one of int4, int8 or xid8 (the
+	 * history's (key, g_xid) index): compared inline on the leaf (the descent and the high key keep _bt_compare)
+	 */
+	if (nsearch <= 2 && inline_column(index, p->key, 0, false))
+	{
 		p->int_key = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
+		if (nsearch == 2 && inline_column(index, p->key, 1, true))
+		{
+			Form_pg_attribute a0 = TupleDescAttr(RelationGetDescr(index), 0);
+			Form_pg_attribute a1 = TupleDescAttr(RelationGetDescr(index), 1);
+
+			p->int_key2 = a1->atttypid;
+			p->int_key2_off = att_align_nominal(a0->attlen, a1->attalign);
+		}
+		else if (nsearch == 2)
+			p->int_key = InvalidOid;	/* both columns inline, or neither */
+	}
 	p->maxtids = 8;
 	p->tids = palloc(sizeof(ItemPointerData) * p->maxtids);
 	p->fetch = table_index_fetch_begin(heap);
@@ -83,20 +129,11 @@ compare_entry(LeafProbe *p, Page page, OffsetNumber off)
 		if (!IndexTupleHasNulls(itup))
 		{
 			char	   *data = (char *) itup + IndexInfoFindDataOffset(itup->t_info);
-			int64		k,
-						v;
+			int32		c = compare_inline(p->int_key, p->key->scankeys[0].sk_argument, data);
 
-			if (p->int_key == INT4OID)
-			{
-				k = DatumGetInt32(p->key->scankeys[0].sk_argument);
-				v = *(int32 *) data;
-			}
-			else
-			{
-				k = DatumGetInt64(p->key->scankeys[0].sk_argument);
-				v = *(int64 *) data;
-			}
-			return k < v ? -1 : k > v ? 1 : 0;
+			if (c != 0 || p->key->keysz == 1)
+				return c;
+			return compare_inline(p->int_key2, p->key->scankeys[1].sk_argument, data + p->int_key2_off);
 		}
 	}
 	return _bt_compare(p->index, p->key, page, off);

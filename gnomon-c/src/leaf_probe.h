@@ -22,7 +22,11 @@ typedef struct LeafProbe
 	BTScanInsert key;			/* the search key: the first nsearch columns (scankeys[] has all key columns) */
 	int			nsearch;
 	int			nequal;			/* a probe's entries are those whose first nequal columns equal the key's */
-	Oid			int_key;		/* INT4OID or INT8OID: one integer column in ascending order, compared inline */
+	Oid			int_key;		/* INT4OID or INT8OID: the first search column an integer in ascending order, compared
+								 * inline (with the second, below, when there are two) */
+	Oid			int_key2;		/* INT4OID, INT8OID or XID8OID: the second search column, compared inline; InvalidOid
+								 * when there is none or _bt_compare must compare it */
+	int			int_key2_off;	/* the second column's offset in an entry's data (both columns fixed-width, no NULLs) */
 	Buffer		leaf;			/* the last leaf read, pinned (not locked), or InvalidBuffer */
 	IndexFetchTableData *fetch;
 	ItemPointerData *tids;		/* the last probe's entries' heap TIDs */
