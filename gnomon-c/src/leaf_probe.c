@@ -15,7 +15,7 @@
  * When the key lies above the kept leaf's high key, it first steps right along the leaf level (at most
  * MAX_STEPS_RIGHT leaves, each checked as the kept one), else it descends (_bt_search, which moves right past
  * concurrent splits). On the leaf, a binary search
- * (_bt_compare, or inline for one int4 or int8 column) finds the first entry at or above the key; the entries from
+ * (_bt_compare, or inline for an int4 or int8 column, alone or before an int4, int8 or xid8 one) finds the first entry at or above the key; the entries from
  * there whose first nequal columns equal the key's are the probe's, their heap TIDs (posting lists too; entries marked dead are skipped) copied before the
  * leaf is unlocked. Heap tuples are fetched after the unlock, through the table AM with the snapshot, as an index
  * scan does (no index lock held while a heap page is locked). When the matching entries reach the leaf's end and it
