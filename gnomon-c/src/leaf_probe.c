@@ -147,19 +147,31 @@ compare_entry(LeafProbe *p, Page page, OffsetNumber off)
  */
 #define MAX_STEPS_RIGHT 2
 
-/* Whether the kept leaf (locked) holds every entry at or above the key that could match it, as above */
-static bool
-leaf_covers(LeafProbe *p, Page page)
+/* Where a locked leaf stands for the key: it holds every entry that could match (as above), they lie to its right
+ * (above its high key), or it cannot tell (left of its first entry, or not a live leaf) */
+typedef enum LeafPlace
+{
+	LEAF_ELSEWHERE,
+	LEAF_COVERS,
+	LEAF_RIGHT
+} LeafPlace;
+
+static LeafPlace
+leaf_place(LeafProbe *p, Page page)
 {
 	BTPageOpaque opaque = BTPageGetOpaque(page);
 	OffsetNumber first = P_FIRSTDATAKEY(opaque);
 
-	if (P_IGNORE(opaque) || !P_ISLEAF(opaque) || first > PageGetMaxOffsetNumber(page))
-		return false;
+	if (P_IGNORE(opaque) || !P_ISLEAF(opaque))
+		return LEAF_ELSEWHERE;
 	p->key->keysz = p->nsearch;
-	if (compare_entry(p, page, first) <= 0)
-		return false;
-	return P_RIGHTMOST(opaque) || _bt_compare(p->index, p->key, page, P_HIKEY) <= 0;
+	if (first <= PageGetMaxOffsetNumber(page) && compare_entry(p, page, first) <= 0)
+		return LEAF_ELSEWHERE;
+	if (P_RIGHTMOST(opaque))
+		return first <= PageGetMaxOffsetNumber(page) ? LEAF_COVERS : LEAF_ELSEWHERE;
+	if (_bt_compare(p->index, p->key, page, P_HIKEY) > 0)
+		return LEAF_RIGHT;
+	return first <= PageGetMaxOffsetNumber(page) ? LEAF_COVERS : LEAF_ELSEWHERE;
 }
 
 static void
@@ -183,6 +195,7 @@ gnomon_leaf_probe(LeafProbe *p, Datum *values, bool *isnull)
 				high,
 				maxoff;
 	bool		kept = false;
+	LeafPlace	place;
 
 	p->ntids = 0;
 	/* as an index scan's "col = NULL" (or ">= NULL"): nothing */
@@ -202,27 +215,22 @@ gnomon_leaf_probe(LeafProbe *p, Datum *values, bool *isnull)
 		_bt_lockbuf(index, p->leaf, BT_READ);
 		page = BufferGetPage(p->leaf);
 		TestForOldSnapshot(p->snapshot, index, page);
-		kept = leaf_covers(p, page);
+		place = leaf_place(p, page);
 		/*
 		 * A key above the live leaf's high key has its entries to the right: step right along the leaf level, as
-		 * _bt_moveright does, and check the next leaf as the kept one (a leaf split or deleted since is caught there)
+		 * _bt_moveright does, and place the key on the next leaf as on the kept one (a leaf split or deleted since is
+		 * caught there)
 		 */
-		for (int step = 0; !kept && step < MAX_STEPS_RIGHT; step++)
+		for (int step = 0; place == LEAF_RIGHT && step < MAX_STEPS_RIGHT; step++)
 		{
-			BTPageOpaque o = BTPageGetOpaque(page);
-
-			if (P_IGNORE(o) || !P_ISLEAF(o) || P_RIGHTMOST(o))
-				break;
-			p->key->keysz = p->nsearch;
-			if (_bt_compare(index, p->key, page, P_HIKEY) <= 0)
-				break;
-			p->leaf = _bt_relandgetbuf(index, p->leaf, o->btpo_next, BT_READ);
+			p->leaf = _bt_relandgetbuf(index, p->leaf, BTPageGetOpaque(page)->btpo_next, BT_READ);
 			page = BufferGetPage(p->leaf);
 			TestForOldSnapshot(p->snapshot, index, page);
-			kept = leaf_covers(p, page);
-			if (kept)
+			place = leaf_place(p, page);
+			if (place == LEAF_COVERS)
 				p->stepped++;
 		}
+		kept = place == LEAF_COVERS;
 		if (!kept)
 		{
 			_bt_relbuf(index, p->leaf);
