@@ -66,6 +66,7 @@
 #include "storage/proc.h"
 
 #include "feed_json.h"
+#include "feed_page.h"
 #include "leaf_probe.h"
 #include "read.h"
 
@@ -681,7 +682,21 @@ probe_history(Oid hist, Datum prev, Version *vers, int *idx, int n, TupleDesc hd
 Datum
 gnomon_feed_page_c(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ReturnSetInfo *rsinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	gnomon_feed_page_run(fcinfo, rsinfo->setResult, rsinfo->setDesc, NULL);
+	return (Datum) 0;
+}
+
+/*
+ * The page of gnomon.feed_page_c's arguments (in fcinfo, the same 18), its rows put into ts: gnomon.feed_page_c's
+ * columns, or, given a shape, gnomon.feed_read's (feed_read.c calls it for a page its plan gives the C page).
+ */
+void
+gnomon_feed_page_run(FunctionCallInfo fcinfo, Tuplestorestate *ts, TupleDesc ts_desc, const FeedReadShape *shape)
+{
 	int32		table_id;
 	Datum		prev,
 				cur,
@@ -701,7 +716,6 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 			   *st_d;
 	int			nsx,
 				nst;
-	MemoryContext fn_cxt = CurrentMemoryContext;
 	MemoryContext scratch;
 	StringInfoData sql;
 	StringInfoData buf;
@@ -735,11 +749,10 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 	 * reads pages keeps up to 64 MB of freed memory for the next page instead.
 	 */
 	tune_malloc();
-	InitMaterializedSRF(fcinfo, 0);
 	/* (split and recent, 13 and 14, may be null) */
 	for (int i = 0; i <= 17; i++)
 		if (i != 13 && i != 14 && PG_ARGISNULL(i))
-			return (Datum) 0;	/* the SQL page returns no row for a missing bound either */
+			return;				/* the SQL page returns no row for a missing bound either */
 	table_id = PG_GETARG_INT32(0);
 	/* (detoasted once: every version is tested against them) */
 	prev = PointerGetDatum(PG_DETOAST_DATUM(PG_GETARG_DATUM(1)));
@@ -1076,59 +1089,90 @@ gnomon_feed_page_c(PG_FUNCTION_ARGS)
 		perm[i] = i;
 	qsort_arg(perm, nvers, sizeof(int), cmp_order, vers);
 	{
-		MemoryContext old = MemoryContextSwitchTo(fn_cxt);
 		bool		whole = PG_GETARG_BOOL(15);
 		int64		cur_id = PG_GETARG_INT64(16);
 		int64		t = PG_GETARG_INT64(17);
 		text	   *letters[3] = {cstring_to_text("c"), cstring_to_text("u"), cstring_to_text("d")};
-		char		pos[3 * (MAXINT8LEN + 1) + 4];
+		/* (int32s: a varlena's header is aligned) */
+		int32		posbuf[(VARHDRSZ + 3 * (MAXINT8LEN + 1) + 4) / sizeof(int32) + 1];
+		char	   *pos = (char *) posbuf;
+		char	   *p = pos + VARHDRSZ;
 
 		for (int j = 0; j < nvers; j++)
 		{
 			Version    *v = &vers[perm[j]];
-			Datum		values[9];
-			bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
+			Datum		values[12];
+			bool		nulls[12];
 			int			len = 3;
+			Datum		position;
+			Datum		op_letter;
 
 			/*
 			 * its position, as gnomon.feed_page_plan's statement writes the others' (FeedPosition parses it): the
-			 * last event of a batch taken whole carries the position past the batch
+			 * last event of a batch taken whole carries the position past the batch (a text on the stack: the
+			 * tuplestore copies it)
 			 */
-			memcpy(pos, "v1:", 3);
+			memcpy(p, "v1:", 3);
 			if (whole && v->vid == to_vid)
 			{
-				len += pg_lltoa(cur_id, pos + len);
-				memcpy(pos + len, ":0:0", 4);
+				len += pg_lltoa(cur_id, p + len);
+				memcpy(p + len, ":0:0", 4);
 				len += 4;
 			}
 			else
 			{
-				len += pg_lltoa(t, pos + len);
-				pos[len++] = ':';
-				len += pg_lltoa(v->tkey, pos + len);
-				pos[len++] = ':';
-				len += pg_lltoa(v->vid, pos + len);
+				len += pg_lltoa(t, p + len);
+				p[len++] = ':';
+				len += pg_lltoa(v->tkey, p + len);
+				p[len++] = ':';
+				len += pg_lltoa(v->vid, p + len);
 			}
-			values[7] = PointerGetDatum(cstring_to_text_with_len(pos, len));
+			SET_VARSIZE(pos, VARHDRSZ + len);
+			position = PointerGetDatum(pos);
 			/* its operation as the envelope names it */
-			values[8] = PointerGetDatum(letters[v->op == 'I' ? 0 : v->op == 'U' ? 1 : 2]);
-
-			values[0] = FullTransactionIdGetDatum(FullTransactionIdFromU64(v->xid));
-			values[1] = Int64GetDatum(v->vid);
-			values[2] = Int64GetDatum(v->tkey);
-			values[3] = CharGetDatum(v->op);
-			values[4] = PointerGetDatum(v->key);
-			values[5] = PointerGetDatum(v->before);
-			nulls[5] = v->before == NULL;
-			values[6] = PointerGetDatum(v->after);
-			nulls[6] = v->after == NULL;
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			op_letter = PointerGetDatum(letters[v->op == 'I' ? 0 : v->op == 'U' ? 1 : 2]);
+			memset(nulls, 0, sizeof(nulls));
+			if (shape == NULL)
+			{
+				/* gnomon.feed_page_c's columns */
+				values[0] = FullTransactionIdGetDatum(FullTransactionIdFromU64(v->xid));
+				values[1] = Int64GetDatum(v->vid);
+				values[2] = Int64GetDatum(v->tkey);
+				values[3] = CharGetDatum(v->op);
+				values[4] = PointerGetDatum(v->key);
+				values[5] = PointerGetDatum(v->before);
+				nulls[5] = v->before == NULL;
+				values[6] = PointerGetDatum(v->after);
+				nulls[6] = v->after == NULL;
+				values[7] = position;
+				values[8] = op_letter;
+			}
+			else
+			{
+				/* gnomon.feed_read's, as gnomon.feed_page_plan's statement of a C page selects them */
+				values[0] = position;
+				values[1] = shape->tick_id;
+				nulls[1] = shape->tick_id_null;
+				values[2] = shape->tick_at;
+				nulls[2] = shape->tick_at_null;
+				values[3] = FullTransactionIdGetDatum(FullTransactionIdFromU64(v->xid));
+				values[4] = Int64GetDatum(v->tkey);
+				values[5] = Int64GetDatum(v->vid);
+				values[6] = shape->table_name;
+				values[7] = op_letter;
+				values[8] = PointerGetDatum(v->key);
+				values[9] = PointerGetDatum(v->before);
+				nulls[9] = v->before == NULL;
+				values[10] = PointerGetDatum(v->after);
+				nulls[10] = v->after == NULL;
+				values[11] = shape->branch;
+				nulls[11] = shape->branch_null;
+			}
+			tuplestore_putvalues(ts, ts_desc, values, nulls);
 		}
-		MemoryContextSwitchTo(old);
 	}
 	relation_close(rel, AccessShareLock);
 	SPI_finish();
-	return (Datum) 0;
 }
 
 /* The (xid, version key) pairs of a batch's versions, from the slots of a scan of the history (no copies) */

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Timeout;
 class FeedBatchOrderIT extends FeedTestBase {
   /** The columns of gnomon.feed_read these tests compare, as text. */
   static final String COLUMNS =
-      "event_position, tick_id, xid::text, txn_key, vid, table_name, op, key::text, before::text, after::text, branch";
+      "event_position, tick_id, tick_at, xid::text, txn_key, vid, table_name, op, key::text, before::text, after::text, branch";
 
   /** The two tracked tables interleaveWrites writes (a single and a composite key); returns their names. */
   static List<String> trackTables(FeedTestBase test) throws java.sql.SQLException {

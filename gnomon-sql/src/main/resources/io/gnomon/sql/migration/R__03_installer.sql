@@ -716,6 +716,8 @@ begin
   end loop;
   -- branch views: the C module's branch read (gnomon.branch_pick_c, R__08), or back to the SQL read
   perform gnomon.branch_use_c(enable, library);
+  -- the change feed's gnomon.feed_read: in C with the page reader, or back in PL/pgSQL (R__07)
+  perform gnomon.install_feed_read();
   if not enable then
     begin
       drop function if exists gnomon.write_c();

@@ -496,7 +496,7 @@ create function gnomon.feed_page_plan(consumer_name text, max_events integer, re
 returns table (q text, q_prev pg_snapshot, q_cur pg_snapshot, q_start pg_snapshot, q_sx xid8[], q_st bigint[],
                q_lo xid8, q_hi xid8, q_tk bigint, q_v bigint, q_to_tkey bigint, q_to_vid bigint, q_split xid8,
                q_recent xid8, q_whole boolean, q_cur_id bigint, q_t bigint, q_cur_at timestamptz, q_parent gnomon.point,
-               q_bname text)
+               q_bname text, q_c_table integer, q_table_name text)
 -- No JIT: a page's queries run in milliseconds, and their probes' costs would otherwise buy 50 ms of compilation.
 -- Memory enough to order a page of 10,000 events with their images without spilling to disk. No nested loops: every
 -- join here is a set of versions against a set of versions, and a row estimate of 1 (the planner cannot see how
@@ -533,8 +533,10 @@ declare
   -- main's pages with images through the C module's page reader (gnomon-c/src/feed_page.c): same rows, same images
   use_c_page boolean := gnomon.c_feed_page_enabled();
   -- the page's rows come in their order from their one source (the C page of one table sorts them itself, and
-  -- writes their positions and operations' letters): no sort, no expressions per row
+  -- writes their positions and operations' letters): no sort, no expressions per row; gnomon.feed_read in C then
+  -- reads the page straight into its result (q_c_table, q_table_name)
   in_order boolean;
+  one_name text;
 begin
   if max_events is null or max_events < 1 or max_events > 1000000 then
     raise exception using errcode = 'GN021', message = format('max_events must be between 1 and 1000000, got %s', max_events);
@@ -608,8 +610,9 @@ begin
                                      format('%I.%I', tt.schema_name, tt.table_name), gnomon.object_name(tt.base_name, '_changes')) end,
                     ' union all '),
          array_agg(tt.table_id order by tt.table_id),
-         count(*) = 1 and c.branch_id is null and c.with_images and use_c_page
-    into q_ids, q_rows, ids, in_order from gnomon.tracked_table tt where tt.table_id = any (c.table_ids);
+         count(*) = 1 and c.branch_id is null and c.with_images and use_c_page,
+         min(format('%I.%I', tt.schema_name, tt.table_name))
+    into q_ids, q_rows, ids, in_order, one_name from gnomon.tracked_table tt where tt.table_id = any (c.table_ids);
   if q_ids is null then
     raise exception using errcode = 'GN001', message = format('no table of consumer %L is tracked any more', consumer_name),
       hint = 'Unregister the consumer.';
@@ -701,6 +704,7 @@ begin
       q_hi := xid_hi; q_tk := tk; q_v := v; q_to_tkey := to_tkey; q_to_vid := to_vid; q_split := split;
       q_recent := recent; q_whole := batch_left = n; q_cur_id := cur_id; q_t := t; q_cur_at := cur_at;
       q_parent := parent; q_bname := bname;
+      q_c_table := case when in_order then ids[1] end; q_table_name := case when in_order then one_name end;
       return next;
       emitted := true;
     end if;
@@ -718,18 +722,41 @@ begin
     q_prev := null; q_cur := null; q_start := null; q_sx := null; q_st := null; q_lo := null; q_hi := null;
     q_tk := null; q_v := null; q_to_tkey := null; q_to_vid := null; q_split := null; q_recent := null;
     q_whole := null; q_cur_id := null; q_t := t; q_cur_at := null; q_parent := null; q_bname := bname;
+    q_c_table := null; q_table_name := null;
     return next;
   end if;
 end $$;
 comment on function gnomon.feed_page_plan(text, integer, text) is
   'Internal: chooses a change-feed page for gnomon.feed_read: per batch, the statement of its events and its parameters.';
 
-create function gnomon.feed_read(consumer_name text, max_events integer default 1000, read_after text default null)
-returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint,
-               table_name text, op text, key json, before json, after json, branch text)
--- (the page statements over the history through the BRIN index: see gnomon.feed_history_planning)
-language plpgsql set jit = off set work_mem = '32MB' set enable_nestloop = off set enable_seqscan = on
-set enable_indexscan = on as $$
+-- Creates gnomon.feed_read, the one definition of it: in C (gnomon-c/src/feed_read.c) when the C module's page reader
+-- is there (gnomon.feed_page_c, created by gnomon.use_c_module(true), which calls this again), else in PL/pgSQL. Both
+-- run the statements gnomon.feed_page_plan chooses with the same settings; the C one reads a page the plan gives the
+-- C page straight into its result, where the PL/pgSQL one copied it again (RETURN QUERY). A library without it (an
+-- earlier release's) keeps the PL/pgSQL one. Returns the language chosen.
+create or replace function gnomon.install_feed_read() returns text
+language plpgsql set client_min_messages = warning as $i$
+declare
+  head constant text := 'gnomon.feed_read(consumer_name text, max_events integer default 1000, read_after text default null) '
+    'returns table (event_position text, tick_id bigint, tick_at timestamptz, xid xid8, txn_key bigint, vid bigint, '
+    'table_name text, op text, key json, before json, after json, branch text) ';
+  -- (the page statements over the history through the BRIN index: see gnomon.feed_history_planning)
+  settings constant text := 'set jit = off set work_mem = ''32MB'' set enable_nestloop = off set enable_seqscan = on '
+    'set enable_indexscan = on';
+  lib text := (select p.probin from pg_proc p
+                where p.oid = to_regprocedure('gnomon.feed_page_c(integer,pg_snapshot,pg_snapshot,pg_snapshot,boolean,xid8[],bigint[],xid8,xid8,bigint,bigint,bigint,bigint,xid8,xid8,boolean,bigint,bigint)'));
+  chosen text := 'plpgsql';
+begin
+  if lib is not null then
+    begin
+      execute format('create or replace function %s language c volatile %s as %L, %L', head, settings, lib, 'gnomon_feed_read');
+      chosen := 'c';
+    exception when undefined_function then
+      null;  -- a library of an earlier release: the PL/pgSQL one
+    end;
+  end if;
+  if chosen = 'plpgsql' then
+    execute format('create or replace function %s language plpgsql volatile %s as %L', head, settings, $b$
 declare
   s record;
 begin
@@ -741,9 +768,15 @@ begin
     return query execute s.q using s.q_prev, s.q_cur, s.q_start, s.q_sx, s.q_st, s.q_lo, s.q_hi, s.q_tk, s.q_v,
       s.q_to_tkey, s.q_to_vid, s.q_split, s.q_recent, s.q_whole, s.q_cur_id, s.q_t, s.q_cur_at, s.q_parent, s.q_bname;
   end loop;
-end $$;
-comment on function gnomon.feed_read(text, integer, text) is
-  'A page of change events after the consumer''s acknowledged position (or after read_after, at or after it); acknowledge with gnomon.feed_ack(name, event_position).';
+end $b$);
+  end if;
+  comment on function gnomon.feed_read(text, integer, text) is
+    'A page of change events after the consumer''s acknowledged position (or after read_after, at or after it); acknowledge with gnomon.feed_ack(name, event_position).';
+  return chosen;
+end $i$;
+comment on function gnomon.install_feed_read() is
+  'Internal: creates gnomon.feed_read, in C when the C module''s page reader is there (gnomon.use_c_module), else in PL/pgSQL; returns the language.';
+select gnomon.install_feed_read();
 
 -- The consumer's acknowledged position, as feed_read's positions are written: pass it to feed_ack as read_after.
 create or replace function gnomon.feed_position(consumer_name text) returns text

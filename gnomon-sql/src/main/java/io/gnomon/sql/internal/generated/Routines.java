@@ -67,6 +67,7 @@ import io.gnomon.sql.internal.generated.routines.InstallBranchChanges;
 import io.gnomon.sql.internal.generated.routines.InstallBranchCreate;
 import io.gnomon.sql.internal.generated.routines.InstallBranchObjects;
 import io.gnomon.sql.internal.generated.routines.InstallChanges;
+import io.gnomon.sql.internal.generated.routines.InstallFeedRead;
 import io.gnomon.sql.internal.generated.routines.InstallObjects;
 import io.gnomon.sql.internal.generated.routines.InstallPartitionTriggers;
 import io.gnomon.sql.internal.generated.routines.InstallTriggers;
@@ -2047,6 +2048,27 @@ public class Routines {
         p.setPTableId(pTableId);
 
         p.execute(configuration);
+    }
+
+    /**
+     * Call <code>gnomon.install_feed_read</code>
+     */
+    public static String installFeedRead(
+          Configuration configuration
+    ) {
+        InstallFeedRead f = new InstallFeedRead();
+
+        f.execute(configuration);
+        return f.getReturnValue();
+    }
+
+    /**
+     * Get <code>gnomon.install_feed_read</code> as a field.
+     */
+    public static Field<String> installFeedRead() {
+        InstallFeedRead f = new InstallFeedRead();
+
+        return f.asField();
     }
 
     /**

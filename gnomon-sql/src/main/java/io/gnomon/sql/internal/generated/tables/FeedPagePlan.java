@@ -149,6 +149,16 @@ public class FeedPagePlan extends TableImpl<FeedPagePlanRecord> {
      */
     public final TableField<FeedPagePlanRecord, String> Q_BNAME = createField(DSL.name("q_bname"), SQLDataType.CLOB, this, "");
 
+    /**
+     * The column <code>gnomon.feed_page_plan.q_c_table</code>.
+     */
+    public final TableField<FeedPagePlanRecord, Integer> Q_C_TABLE = createField(DSL.name("q_c_table"), SQLDataType.INTEGER, this, "");
+
+    /**
+     * The column <code>gnomon.feed_page_plan.q_table_name</code>.
+     */
+    public final TableField<FeedPagePlanRecord, String> Q_TABLE_NAME = createField(DSL.name("q_table_name"), SQLDataType.CLOB, this, "");
+
     private FeedPagePlan(Name alias, Table<FeedPagePlanRecord> aliased) {
         this(alias, aliased, new Field[] {
             DSL.val(null, SQLDataType.CLOB),

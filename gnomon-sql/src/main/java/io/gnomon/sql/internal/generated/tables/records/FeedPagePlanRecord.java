@@ -300,6 +300,34 @@ public class FeedPagePlanRecord extends TableRecordImpl<FeedPagePlanRecord> {
         return (String) get(19);
     }
 
+    /**
+     * Setter for <code>gnomon.feed_page_plan.q_c_table</code>.
+     */
+    public void setQCTable(Integer value) {
+        set(20, value);
+    }
+
+    /**
+     * Getter for <code>gnomon.feed_page_plan.q_c_table</code>.
+     */
+    public Integer getQCTable() {
+        return (Integer) get(20);
+    }
+
+    /**
+     * Setter for <code>gnomon.feed_page_plan.q_table_name</code>.
+     */
+    public void setQTableName(String value) {
+        set(21, value);
+    }
+
+    /**
+     * Getter for <code>gnomon.feed_page_plan.q_table_name</code>.
+     */
+    public String getQTableName() {
+        return (String) get(21);
+    }
+
     // -------------------------------------------------------------------------
     // Constructors
     // -------------------------------------------------------------------------
@@ -314,7 +342,7 @@ public class FeedPagePlanRecord extends TableRecordImpl<FeedPagePlanRecord> {
     /**
      * Create a detached, initialised FeedPagePlanRecord
      */
-    public FeedPagePlanRecord(String q, String qPrev, String qCur, String qStart, Object[] qSx, Long[] qSt, Long qLo, Long qHi, Long qTk, Long qV, Long qToTkey, Long qToVid, Long qSplit, Long qRecent, Boolean qWhole, Long qCurId, Long qT, OffsetDateTime qCurAt, PointRecord qParent, String qBname) {
+    public FeedPagePlanRecord(String q, String qPrev, String qCur, String qStart, Object[] qSx, Long[] qSt, Long qLo, Long qHi, Long qTk, Long qV, Long qToTkey, Long qToVid, Long qSplit, Long qRecent, Boolean qWhole, Long qCurId, Long qT, OffsetDateTime qCurAt, PointRecord qParent, String qBname, Integer qCTable, String qTableName) {
         super(FeedPagePlan.FEED_PAGE_PLAN);
 
         setQ(q);
@@ -337,6 +365,8 @@ public class FeedPagePlanRecord extends TableRecordImpl<FeedPagePlanRecord> {
         setQCurAt(qCurAt);
         setQParent(qParent);
         setQBname(qBname);
+        setQCTable(qCTable);
+        setQTableName(qTableName);
         resetChangedOnNotNull();
     }
 }
