@@ -542,8 +542,9 @@ typedef struct PickCache
 	bool		too_old_checked;
 } PickCache;
 
-static void
-resolve_key(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
+/* Steps 1 and 2 of resolve_key: whether a level of the chain holds the key (then st says where its state is) */
+static bool
+resolve_levels(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
 {
 	ScanKeyData sk[GN_MAX_KEYS + 1];
 	int			best_level = INT_MAX;
@@ -605,7 +606,7 @@ resolve_key(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
 
 		st->level_branch = br;
 		if (p->snaps[best_level] == (Datum) 0 || visible(best_xid, p->snaps[best_level]))
-			return;
+			return true;
 		/* 2. the level's snapshot did not see the row's last write: the first history row it did not see */
 		st->level_current = false;
 		{
@@ -641,8 +642,17 @@ resolve_key(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
 			index_close(irel, NoLock);
 			table_close(rel, NoLock);
 		}
-		return;
+		return true;
 	}
+	return false;
+}
+
+/* Step 3 of resolve_key, for a key no level holds: st->main_vid */
+static void
+resolve_main(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
+{
+	ScanKeyData sk[GN_MAX_KEYS + 1];
+	Snapshot	snap = GetActiveSnapshot();
 
 	/* 3. no level holds the key: main's versions from the main snapshot's xmin on that it does not see */
 	for (int part = 0; part < t->nh; part++)
@@ -677,6 +687,13 @@ resolve_key(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
 		index_close(irel, NoLock);
 		table_close(rel, NoLock);
 	}
+}
+
+static void
+resolve_key(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
+{
+	if (!resolve_levels(t, p, keys, st))
+		resolve_main(t, p, keys, st);
 }
 
 PG_FUNCTION_INFO_V1(gnomon_branch_pick);
@@ -989,6 +1006,18 @@ void
 gnomon_branch_resolve_key(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
 {
 	resolve_key(t, p, keys, st);
+}
+
+bool
+gnomon_branch_resolve_levels(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
+{
+	return resolve_levels(t, p, keys, st);
+}
+
+void
+gnomon_branch_resolve_main(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
+{
+	resolve_main(t, p, keys, st);
 }
 
 bool

@@ -70,6 +70,11 @@ extern BranchPoint *gnomon_branch_point(MemoryContext mcxt);
 /* Which place holds a key's state on the selected branch (direct index probes under the active snapshot) */
 extern void gnomon_branch_resolve_key(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st);
 
+/* Its two halves: whether a level of the chain holds the key (and where its state is); else main's first version
+ * since the cutoff that the main snapshot does not see (st->main_vid) */
+extern bool gnomon_branch_resolve_levels(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st);
+extern void gnomon_branch_resolve_main(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st);
+
 extern bool gnomon_branch_visible(uint64 xid, Datum snap);
 
 /* Runs SQL expected to raise the error the read must report */

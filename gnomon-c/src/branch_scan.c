@@ -461,6 +461,17 @@ begin_branch(CustomScanState *node, EState *estate, int eflags)
 	st->scan = index_beginscan(st->rel, st->idx, estate->es_snapshot, st->nkeys, 0);
 }
 
+/* The header of the heap tuple in a slot of main's table (in place: a buffer slot's tuple) */
+static HeapTupleHeader
+live_header(TupleTableSlot *slot)
+{
+	bool		should_free;
+	HeapTuple	t = ExecFetchSlotHeapTuple(slot, false, &should_free);
+
+	Assert(!should_free);
+	return t->t_data;
+}
+
 static TupleTableSlot *
 next_branch(ScanState *ss)
 {
@@ -505,18 +516,36 @@ next_branch(ScanState *ss)
 				gnomon_branch_raise("select gnomon.point_too_old($1, gnomon.current_point())", st->table_id);
 			st->checked = true;
 		}
-		gnomon_branch_resolve_key(t, p, keys, &ks);
-		if (ks.level_branch == 0 && ks.main_vid < 0 && st->probe_main)
+		if (!st->probe_main)
+			gnomon_branch_resolve_key(t, p, keys, &ks);
+		else if (!gnomon_branch_resolve_levels(t, p, keys, &ks))
 		{
 			ScanKeyData sk[GN_MAX_KEYS];
+			bool		found;
 
 			/* main's live row, as main's arm reads it (the statement's snapshot) */
 			for (i = 0; i < st->nkeys; i++)
 				ScanKeyEntryInitialize(&sk[i], 0, i + 1, BTEqualStrategyNumber, st->idx->rd_opcintype[i],
 									   st->idx->rd_indcollation[i], st->procs[i], keys[i]);
 			index_rescan(st->scan, sk, st->nkeys, NULL, 0);
-			if (!index_getnext_slot(st->scan, ForwardScanDirection, st->heapslot))
-				return ExecClearTuple(out);
+			found = index_getnext_slot(st->scan, ForwardScanDirection, st->heapslot);
+
+			/*
+			 * A live row whose writer the main snapshot sees was there at the cutoff and is still the key's row: no
+			 * version of the key since the cutoff, and main's history need not be probed (as the as-of read's live
+			 * arm, read.c). Otherwise (no live row, a row written since, or an xid too old to tell) the history says.
+			 */
+			if (!found || gnomon_xmin_visible((GnSnapshot *) PG_DETOAST_DATUM(p->main_snap),
+											  HeapTupleHeaderGetRawXmin(live_header(st->heapslot))) <= 0)
+			{
+				gnomon_branch_resolve_main(t, p, keys, &ks);
+				/* (a version since the cutoff: the append below reads the key's version at the cutoff) */
+				if (ks.main_vid < 0 && !found)
+					return ExecClearTuple(out);
+			}
+		}
+		if (ks.level_branch == 0 && ks.main_vid < 0 && st->probe_main)
+		{
 			ExecClearTuple(out);
 			if (st->maxatt > 0)
 				slot_getsomeattrs(st->heapslot, st->maxatt);
