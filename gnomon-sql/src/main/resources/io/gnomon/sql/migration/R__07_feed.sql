@@ -751,8 +751,13 @@ begin
     begin
       execute format('create or replace function %s language c volatile %s as %L, %L', head, settings, lib, 'gnomon_feed_read');
       chosen := 'c';
-    exception when undefined_function then
-      null;  -- a library of an earlier release: the PL/pgSQL one
+    exception
+      when undefined_function then
+        null;  -- a library of an earlier release: the PL/pgSQL one
+      when insufficient_privilege then
+        -- (a catalog upgraded by a role that may not create C functions: the same pages, read more slowly)
+        raise warning using message = 'gnomon.feed_read is the PL/pgSQL one: only a superuser may create its C version',
+          hint = 'Run select gnomon.use_c_module(true); as a superuser.';
     end;
   end if;
   if chosen = 'plpgsql' then
