@@ -64,6 +64,7 @@
 #include "utils/xid8.h"
 
 #include "branch.h"
+#include "leaf_probe.h"
 
 void		gnomon_branch_init(void);
 
@@ -542,6 +543,33 @@ typedef struct PickCache
 	bool		too_old_checked;
 } PickCache;
 
+/*
+ * A branch row of the key (in slot, from partition part): when its branch is a level of the chain nearer than the best
+ * so far and the level's snapshot saw the row created, it becomes the best
+ */
+static void
+nearer_level(BranchTable *t, BranchPoint *p, TupleTableSlot *slot, int part, int *best_level, uint64 *best_xid,
+			 int *best_part)
+{
+	bool		isnull;
+	int32		br = DatumGetInt32(slot_getattr(slot, t->b_branch, &isnull));
+	int			lvl = -1;
+
+	for (int i = 0; i < p->nlevels; i++)
+		if (p->chain[i] == br)
+		{
+			lvl = i;
+			break;
+		}
+	if (lvl < 0 || lvl >= *best_level)
+		return;
+	if (p->snaps[lvl] != (Datum) 0 && !visible(slot_xid(slot, t->b_cxid), p->snaps[lvl]))
+		return;
+	*best_level = lvl;
+	*best_xid = slot_xid(slot, t->b_xid);
+	*best_part = part;
+}
+
 /* Steps 1 and 2 of resolve_key: whether a level of the chain holds the key (then st says where its state is) */
 static bool
 resolve_levels(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
@@ -562,41 +590,58 @@ resolve_levels(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
 		if (p->chain[i] < 0)
 			any_scratch = true;
 
-	/* 1. the branch rows of this key on the chain's levels: the nearest level whose snapshot saw the row created */
+	/*
+	 * 1. the branch rows of this key on the chain's levels: the nearest level whose snapshot saw the row created. A
+	 * probe of the branch table's primary key (key, g_branch) by the key: a descent and a binary search of the leaf
+	 * (leaf_probe.c), which finds no entry for nearly every key a read meets, where an index scan's set-up and key
+	 * preprocessing cost more than the descent; an index scan when the leaf probe cannot run (SERIALIZABLE) or the
+	 * key's entries may continue on the next leaf.
+	 */
 	for (int part = 0; part < (any_scratch ? 2 : 1); part++)
 	{
 		ProbeIndex *pi = &t->b[part];
 		Relation	rel = table_open(pi->heap, AccessShareLock);
 		Relation	irel = index_open(pi->index, AccessShareLock);
-		TupleTableSlot *slot = table_slot_create(rel, NULL);
-		IndexScanDesc scan;
+		TupleTableSlot *slot = NULL;
+		LeafProbe	lp;
+		bool		probed = false;
 
-		for (int k = 0; k < t->nkeys; k++)
-			ScanKeyEntryInitialize(&sk[k], 0, k + 1, BTEqualStrategyNumber, InvalidOid, pi->colls[k], pi->procs[k], keys[k]);
-		scan = index_beginscan(rel, irel, snap, t->nkeys, 0);
-		index_rescan(scan, sk, t->nkeys, NULL, 0);
-		while (index_getnext_slot(scan, ForwardScanDirection, slot))
+		if (gnomon_leaf_probe_begin(&lp, rel, irel, t->nkeys, t->nkeys, snap))
 		{
-			bool		isnull;
-			int32		br = DatumGetInt32(slot_getattr(slot, t->b_branch, &isnull));
-			int			lvl = -1;
+			bool		nulls[GN_MAX_KEYS];
+			int			n;
 
-			for (int i = 0; i < p->nlevels; i++)
-				if (p->chain[i] == br)
+			memset(nulls, 0, sizeof(nulls));
+			n = gnomon_leaf_probe(&lp, keys, nulls);
+			if (n >= 0)
+			{
+				probed = true;
+				for (int i = 0; i < n; i++)
 				{
-					lvl = i;
-					break;
+					if (slot == NULL)
+						slot = table_slot_create(rel, NULL);
+					if (gnomon_leaf_probe_fetch(&lp, i, slot))
+						nearer_level(t, p, slot, part, &best_level, &best_xid, &best_part);
 				}
-			if (lvl < 0 || lvl >= best_level)
-				continue;
-			if (p->snaps[lvl] != (Datum) 0 && !visible(slot_xid(slot, t->b_cxid), p->snaps[lvl]))
-				continue;
-			best_level = lvl;
-			best_xid = slot_xid(slot, t->b_xid);
-			best_part = part;
+			}
+			gnomon_leaf_probe_end(&lp);
 		}
-		index_endscan(scan);
-		ExecDropSingleTupleTableSlot(slot);
+		if (!probed)
+		{
+			IndexScanDesc scan;
+
+			if (slot == NULL)
+				slot = table_slot_create(rel, NULL);
+			for (int k = 0; k < t->nkeys; k++)
+				ScanKeyEntryInitialize(&sk[k], 0, k + 1, BTEqualStrategyNumber, InvalidOid, pi->colls[k], pi->procs[k], keys[k]);
+			scan = index_beginscan(rel, irel, snap, t->nkeys, 0);
+			index_rescan(scan, sk, t->nkeys, NULL, 0);
+			while (index_getnext_slot(scan, ForwardScanDirection, slot))
+				nearer_level(t, p, slot, part, &best_level, &best_xid, &best_part);
+			index_endscan(scan);
+		}
+		if (slot != NULL)
+			ExecDropSingleTupleTableSlot(slot);
 		index_close(irel, NoLock);
 		table_close(rel, NoLock);
 	}
@@ -999,6 +1044,11 @@ gnomon_branch_table(int32 table_id)
 BranchPoint *
 gnomon_branch_point(MemoryContext mcxt)
 {
+	int32		id;
+
+	/* the cached point itself when it matches (no copy: the caller runs no SQL while it holds it) */
+	if (selected_branch_id(&id) && point_key_matches(id, GetActiveSnapshot()))
+		return pc.point;
 	return load_point(mcxt);
 }
 

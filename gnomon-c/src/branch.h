@@ -64,7 +64,8 @@ typedef struct KeyState
 /* A tracked table's branch relations and probe indexes (cached per backend) */
 extern BranchTable *gnomon_branch_table(int32 table_id);
 
-/* The selected branch's point (cached per backend, keyed by the snapshot); raises GN054, GN050, GN053 */
+/* The selected branch's point (cached per backend, keyed by the snapshot); raises GN054, GN050, GN053. It may be the
+ * cache's own copy, valid until the next point is loaded: run no SQL while holding it. */
 extern BranchPoint *gnomon_branch_point(MemoryContext mcxt);
 
 /* Which place holds a key's state on the selected branch (direct index probes under the active snapshot) */

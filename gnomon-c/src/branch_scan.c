@@ -46,6 +46,7 @@
 #include "utils/rls.h"
 
 #include "branch.h"
+#include "leaf_probe.h"
 #include "read.h"
 
 #define BRANCH_SCAN_NAME "gnomon.branch_pick_c"
@@ -373,7 +374,9 @@ typedef struct BranchScanState
 	int			eflags;
 	Relation	rel;
 	Relation	idx;
-	IndexScanDesc scan;
+	IndexScanDesc scan;			/* main's primary key by an index scan, begun when a key needs it */
+	LeafProbe	lp;				/* else by a probe of its leaf (leaf_probe.c) */
+	bool		lp_ok;
 	TupleTableSlot *heapslot;
 	RegProcedure *procs;
 	bool		probe_main;		/* main's primary key is the key's columns, in order */
@@ -458,7 +461,7 @@ begin_branch(CustomScanState *node, EState *estate, int eflags)
 		return;
 	st->procs = gnomon_key_procs(st->idx);
 	st->heapslot = table_slot_create(st->rel, NULL);
-	st->scan = index_beginscan(st->rel, st->idx, estate->es_snapshot, st->nkeys, 0);
+	st->lp_ok = gnomon_leaf_probe_begin(&st->lp, st->rel, st->idx, st->nkeys, st->nkeys, estate->es_snapshot);
 }
 
 /* The header of the heap tuple in a slot of main's table (in place: a buffer slot's tuple) */
@@ -520,15 +523,35 @@ next_branch(ScanState *ss)
 			gnomon_branch_resolve_key(t, p, keys, &ks);
 		else if (!gnomon_branch_resolve_levels(t, p, keys, &ks))
 		{
-			ScanKeyData sk[GN_MAX_KEYS];
-			bool		found;
+			bool		found = false;
+			int			n = -1;
 
-			/* main's live row, as main's arm reads it (the statement's snapshot) */
-			for (i = 0; i < st->nkeys; i++)
-				ScanKeyEntryInitialize(&sk[i], 0, i + 1, BTEqualStrategyNumber, st->idx->rd_opcintype[i],
-									   st->idx->rd_indcollation[i], st->procs[i], keys[i]);
-			index_rescan(st->scan, sk, st->nkeys, NULL, 0);
-			found = index_getnext_slot(st->scan, ForwardScanDirection, st->heapslot);
+			/*
+			 * main's live row, as main's arm reads it (the statement's snapshot): the entries of the key on a leaf of
+			 * main's primary key, the first the snapshot sees; an index scan when the leaf probe cannot run
+			 * (SERIALIZABLE) or the key's entries may continue on the next leaf
+			 */
+			if (st->lp_ok)
+			{
+				bool		nulls[GN_MAX_KEYS];
+
+				memset(nulls, 0, sizeof(nulls));
+				n = gnomon_leaf_probe(&st->lp, keys, nulls);
+				for (i = 0; i < n && !found; i++)
+					found = gnomon_leaf_probe_fetch(&st->lp, i, st->heapslot);
+			}
+			if (n < 0)
+			{
+				ScanKeyData sk[GN_MAX_KEYS];
+
+				for (i = 0; i < st->nkeys; i++)
+					ScanKeyEntryInitialize(&sk[i], 0, i + 1, BTEqualStrategyNumber, st->idx->rd_opcintype[i],
+										   st->idx->rd_indcollation[i], st->procs[i], keys[i]);
+				if (st->scan == NULL)
+					st->scan = index_beginscan(st->rel, st->idx, st->css.ss.ps.state->es_snapshot, st->nkeys, 0);
+				index_rescan(st->scan, sk, st->nkeys, NULL, 0);
+				found = index_getnext_slot(st->scan, ForwardScanDirection, st->heapslot);
+			}
 
 			/*
 			 * A live row whose writer the main snapshot sees was there at the cutoff and is still the key's row: no
@@ -614,6 +637,8 @@ end_branch(CustomScanState *node)
 		ExecDropSingleTupleTableSlot(st->heapslot);
 	if (st->scan != NULL)
 		index_endscan(st->scan);
+	if (st->lp_ok)
+		gnomon_leaf_probe_end(&st->lp);
 	if (st->idx != NULL)
 		index_close(st->idx, AccessShareLock);
 	if (st->rel != NULL)
