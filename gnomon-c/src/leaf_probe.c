@@ -1,6 +1,9 @@
 /*
  * leaf_probe.c: equality probes of a btree for many keys in a row, the last leaf kept between them.
  *
+ * (The branch point read, branch.c and branch_scan.c, probes one key per statement this way too: it descends every
+ * time, and spares the index scan's set-up and key preprocessing, more than its descent for a key that has no entry.)
+ *
  * An index_rescan per key (what feed_page.c did per version of a page) descends from the root every time: a third of
  * a page's server time went to _bt_first (its key preprocessing, the descent's three buffer reads and binary
  * searches), measured with callgrind. A page probes its keys in key order, a few keys apart on a 200,000-row table,
