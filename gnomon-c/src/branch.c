@@ -630,6 +630,8 @@ resolve_levels(BranchTable *t, BranchPoint *p, Datum *keys, KeyState *st)
 		{
 			IndexScanDesc scan;
 
+			elog(DEBUG1, "gnomon: branch read of table %d: the branch rows' primary key by an index scan (%s)",
+				 t->table_id, IsolationIsSerializable() ? "SERIALIZABLE" : "the key's entries may continue on the next leaf");
 			if (slot == NULL)
 				slot = table_slot_create(rel, NULL);
 			for (int k = 0; k < t->nkeys; k++)
@@ -1009,6 +1011,47 @@ gnomon_branch_floor(PG_FUNCTION_ARGS)
 }
 
 
+/*
+ * How many levels branch id has under the active snapshot (the cached point's, when it matches), or -1 when the
+ * snapshot does not see the branch; never raises. The planner evaluates gnomon.branch_hist_bound_c while it estimates
+ * (a stable function), and a function's statements are planned before their own snapshot is taken (PostgreSQL 14 on:
+ * _SPI_execute_plan plans, then pushes it), under the calling statement's: a branch created earlier in the same
+ * function is not seen there yet, which load_point would report as dropped. The read itself (the pick, under the
+ * statement's snapshot) raises for a branch that is really gone.
+ */
+static int
+point_levels(int32 id)
+{
+	Relation	rel,
+				irel;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	ScanKeyData sk;
+	int			levels = -1;
+
+	if (point_key_matches(id, GetActiveSnapshot()))
+		return pc.point->nlevels;
+	irel = index_open(branch_catalog_index(), AccessShareLock);
+	rel = table_open(branch_catalog, AccessShareLock);
+	ScanKeyInit(&sk, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
+	slot = table_slot_create(rel, NULL);
+	scan = index_beginscan(rel, irel, GetActiveSnapshot(), 1, 0);
+	index_rescan(scan, &sk, 1, NULL, 0);
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		bool		chain_null;
+		Datum		chain = slot_getattr(slot, branch_chain_att, &chain_null);
+
+		/* (a branch of main stores no chain: one level, as load_point reads it) */
+		levels = chain_null ? 1 : ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(chain)), ARR_DIMS(DatumGetArrayTypeP(chain)));
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(rel, NoLock);
+	index_close(irel, NoLock);
+	return levels;
+}
+
 PG_FUNCTION_INFO_V1(gnomon_branch_hist_bound);
 
 /*
@@ -1029,7 +1072,7 @@ gnomon_branch_hist_bound(PG_FUNCTION_ARGS)
 
 	if (!selected_branch_id(&id))
 		PG_RETURN_INT32(upper ? PG_INT32_MAX : 1);
-	if (load_point(CurrentMemoryContext)->nlevels <= 1)
+	if (point_levels(id) == 1)
 		PG_RETURN_INT32(upper ? 0 : 1);
 	PG_RETURN_INT32(upper ? PG_INT32_MAX : (id < 1 ? id : 1));
 }

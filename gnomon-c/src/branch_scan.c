@@ -544,6 +544,9 @@ next_branch(ScanState *ss)
 			{
 				ScanKeyData sk[GN_MAX_KEYS];
 
+				elog(DEBUG1, "gnomon: branch read of table %d: main's primary key by an index scan (%s)", st->table_id,
+					 st->lp_ok ? "the key's entries may continue on the next leaf" : "no leaf probe: SERIALIZABLE");
+
 				for (i = 0; i < st->nkeys; i++)
 					ScanKeyEntryInitialize(&sk[i], 0, i + 1, BTEqualStrategyNumber, st->idx->rd_opcintype[i],
 										   st->idx->rd_indcollation[i], st->procs[i], keys[i]);

@@ -118,11 +118,4 @@ class BranchReadCPlanCIT extends GnomonIT {
       assertEquals("b1:1010", "b1:" + oneOn(st, "select v from kv where k = 10"));
     }
   }
-
-  private static String oneOn(Statement st, String query) throws SQLException {
-    try (ResultSet rs = st.executeQuery(query)) {
-      assertTrue(rs.next(), query);
-      return rs.getString(1);
-    }
-  }
 }

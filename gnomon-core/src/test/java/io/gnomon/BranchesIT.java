@@ -61,6 +61,44 @@ class BranchesIT extends GnomonIT {
             + " gnomon.point('ab_branch'))"));
   }
 
+  /**
+   * A function that creates a branch, selects it, reads and writes a table on it, and goes back to main, all in one
+   * transaction. A function's statements are planned under the calling statement's snapshot, before their own is
+   * taken, so the planner does not see the branch yet: with the C module, the branch-history bound it evaluates
+   * while estimating (gnomon.branch_hist_bound_c) reported the new branch as dropped (GN050), in a function and in a
+   * DO block alike.
+   */
+  @Test
+  void aFunctionCreatesABranchAndReadsAndWritesOnIt() throws Exception {
+    sql("create table fb (k int primary key, v int)", "insert into fb select g, g from generate_series(1, 20) g");
+    gnomon().track("public.fb");
+    sql("create function public.fb_on_branch(name text) returns text language plpgsql as $f$"
+        + " declare before int; after int; on_main int; begin"
+        + " perform gnomon.branch_create(name); perform gnomon.branch_use(name);"
+        + " select v into before from fb where k = 2;"
+        + " update fb set v = 77 where k = 2; insert into fb values (21, 21);"
+        + " select v into after from fb where k = 2;"
+        + " perform gnomon.branch_use('main'); select v into on_main from fb where k = 2;"
+        + " return before || ':' || after || ':' || on_main || ':' || (select count(*) from fb); end $f$");
+    assertEquals("2:77:2:20", one("select public.fb_on_branch('fb1')"), "a function: branch read, write, main");
+    sql("do $$ begin perform gnomon.branch_create('fb2'); perform gnomon.branch_use('fb2');"
+        + " update fb set v = 88 where k = 3; perform gnomon.branch_use('main'); end $$");
+    try (var c = connect(); var st = c.createStatement()) {
+      st.execute("select gnomon.branch_use('fb1')");
+      assertEquals("77", oneOn(st, "select v from fb where k = 2"), "fb1 kept its write");
+      assertEquals("21", oneOn(st, "select count(*) from fb"), "fb1 kept its insert");
+      st.execute("select gnomon.branch_use('fb2')");
+      assertEquals("88", oneOn(st, "select v from fb where k = 3"), "fb2 (a DO block) kept its write");
+      assertEquals("2", oneOn(st, "select v from fb where k = 2"), "fb2 reads main's key 2");
+    }
+    assertEquals("2", one("select v from fb where k = 2"), "main unchanged");
+    // a branch dropped in the same function is still reported as dropped, by the read
+    sql("create function public.fb_dropped() returns text language plpgsql as $f$ declare x int; begin"
+        + " perform gnomon.branch_create('fb3'); perform gnomon.branch_use('fb3'); perform gnomon.branch_drop('fb3');"
+        + " select v into x from fb where k = 1; return 'read'; exception when others then return sqlstate; end $f$");
+    assertEquals("GN050", one("select public.fb_dropped()"), "the read of a dropped branch");
+  }
+
   @Test
   void branchUseFollowsTheUsersSchemaAndSearchPathChanges() throws Exception {
     // a table in the schema named after the user, reached through "$user" in search_path: a branch write must go

@@ -184,6 +184,16 @@ abstract class GnomonIT {
     }
   }
 
+  /** The first column of the first row of a query on a statement of the caller's (its session's settings), as text. */
+  static String oneOn(Statement st, String query) throws SQLException {
+    try (ResultSet rs = st.executeQuery(query)) {
+      if (!rs.next()) {
+        throw new AssertionError("no row from " + query);
+      }
+      return rs.getString(1);
+    }
+  }
+
   String coordinate() throws SQLException {
     return one("select gnomon.coordinate()");
   }
