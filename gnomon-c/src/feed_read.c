@@ -152,6 +152,27 @@ run_c_page(HeapTuple row, TupleDesc pdesc, Tuplestorestate *ts, TupleDesc want)
 	gnomon_feed_page_run(page, ts, want, &shape);
 }
 
+/*
+ * Whether gnomon.feed_page_plan's columns are those this file reads by position: q, the statement's nineteen
+ * parameters (the point's composite type not checked), the C page's table and its name
+ */
+static bool
+plan_columns_expected(TupleDesc d)
+{
+	static const Oid expected[PLAN_TABLE_NAME] = {
+		TEXTOID, PG_SNAPSHOTOID, PG_SNAPSHOTOID, PG_SNAPSHOTOID, XID8ARRAYOID, INT8ARRAYOID, XID8OID, XID8OID,
+		INT8OID, INT8OID, INT8OID, INT8OID, XID8OID, XID8OID, BOOLOID, INT8OID, INT8OID, TIMESTAMPTZOID,
+		InvalidOid, TEXTOID, INT4OID, TEXTOID
+	};
+
+	if (d->natts != PLAN_TABLE_NAME)
+		return false;
+	for (int i = 0; i < PLAN_TABLE_NAME; i++)
+		if (OidIsValid(expected[i]) && TupleDescAttr(d, i)->atttypid != expected[i])
+			return false;
+	return true;
+}
+
 Datum
 gnomon_feed_read(PG_FUNCTION_ARGS)
 {
@@ -187,10 +208,10 @@ gnomon_feed_read(PG_FUNCTION_ARGS)
 	/* (the pages' statements below set SPI_tuptable and SPI_processed again) */
 	plan = SPI_tuptable;
 	npages = SPI_processed;
-	if (plan->tupdesc->natts < PLAN_TABLE_NAME)
+	if (!plan_columns_expected(plan->tupdesc))
 		ereport(ERROR,
 				(errcode(MAKE_SQLSTATE('G', 'N', '0', '7', '0')),
-				 errmsg("gnomon.feed_read: gnomon.feed_page_plan returns %d columns, this C module expects %d",
+				 errmsg("gnomon.feed_read: gnomon.feed_page_plan returns other columns than this C module reads (%d, expected %d)",
 						plan->tupdesc->natts, PLAN_TABLE_NAME),
 				 errhint("Reinstall gnomon-c from the catalog's release, or select gnomon.use_c_module(false);.")));
 	/* each page's own memory (its history rows, images, arrays) goes when its rows are in the result */
