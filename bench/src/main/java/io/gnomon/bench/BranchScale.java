@@ -146,8 +146,8 @@ final class BranchScale {
 
   /**
    * One pgbench run of main's UPDATE on {@code db}, after a VACUUM of both databases and a checkpoint: the run before
-   * left dead versions in its database, whose autovacuum otherwise ran during this run (in session 22's run the pairs
-   * spanned 0.86-1.28 with a checkpoint alone)
+   * left dead versions in its database, whose autovacuum could otherwise run during this one (session 22: the pairs
+   * spanned 0.86-1.28 with a checkpoint alone, and 0.64-1.14 in the one run with the VACUUM)
    */
   private double update(String db, String... both) {
     try {
