@@ -397,15 +397,44 @@ point_key_store(int32 id, Snapshot s, const BranchPoint *p)
 	point_cached = true;
 }
 
+/* A probe of gnomon.branch by its primary key under the active snapshot: the row in slot when found */
+typedef struct CatalogProbe
+{
+	Relation	rel;
+	Relation	irel;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	ScanKeyData sk;
+} CatalogProbe;
+
+static bool
+catalog_probe_begin(CatalogProbe *c, int32 id)
+{
+	c->irel = index_open(branch_catalog_index(), AccessShareLock);
+	c->rel = table_open(branch_catalog, AccessShareLock);
+	ScanKeyInit(&c->sk, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
+	c->slot = table_slot_create(c->rel, NULL);
+	c->scan = index_beginscan(c->rel, c->irel, GetActiveSnapshot(), 1, 0);
+	index_rescan(c->scan, &c->sk, 1, NULL, 0);
+	return index_getnext_slot(c->scan, ForwardScanDirection, c->slot);
+}
+
+static void
+catalog_probe_end(CatalogProbe *c)
+{
+	index_endscan(c->scan);
+	ExecDropSingleTupleTableSlot(c->slot);
+	/* (the locks are kept until the transaction ends, as the executor keeps its own) */
+	table_close(c->rel, NoLock);
+	index_close(c->irel, NoLock);
+}
+
 static BranchPoint *
 load_point(MemoryContext mcxt)
 {
 	int32		id;
-	Relation	rel,
-				irel;
-	IndexScanDesc scan;
+	CatalogProbe cp;
 	TupleTableSlot *slot;
-	ScanKeyData sk;
 	BranchPoint *p;
 	bool		found = false;
 	bool		scratch = false;
@@ -418,16 +447,12 @@ load_point(MemoryContext mcxt)
 	}
 	if (point_key_matches(id, GetActiveSnapshot()))
 		return copy_point(pc.point, mcxt);
-	irel = index_open(branch_catalog_index(), AccessShareLock);
-	rel = table_open(branch_catalog, AccessShareLock);
-	ScanKeyInit(&sk, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
-	slot = table_slot_create(rel, NULL);
-	scan = index_beginscan(rel, irel, GetActiveSnapshot(), 1, 0);
-	index_rescan(scan, &sk, 1, NULL, 0);
+	found = catalog_probe_begin(&cp, id);
+	slot = cp.slot;
 	old = MemoryContextSwitchTo(mcxt);
 	p = palloc0(sizeof(BranchPoint));
 	p->branch_id = id;
-	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	if (found)
 	{
 		/*
 		 * The branch's point, as gnomon.branch_point(b) reads it (R__08_branches.sql): a branch of main stores no
@@ -440,7 +465,6 @@ load_point(MemoryContext mcxt)
 		Datum		snaps = slot_getattr(slot, branch_snaps_att, &snaps_null);
 		Datum		msnap = slot_getattr(slot, branch_main_snap_att, &msnap_null);
 
-		found = true;
 		if (msnap_null)
 			msnap = slot_getattr(slot, branch_cutoff_att, &msnap_null);
 		if (chain_null)
@@ -493,11 +517,7 @@ load_point(MemoryContext mcxt)
 		p->main_snap = msnap_null ? (Datum) 0 : PointerGetDatum(PG_DETOAST_DATUM_COPY(msnap));
 	}
 	MemoryContextSwitchTo(old);
-	index_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
-	/* (the locks are kept until the transaction ends, as the executor keeps its own) */
-	table_close(rel, NoLock);
-	index_close(irel, NoLock);
+	catalog_probe_end(&cp);
 	if (!found)
 	{
 		/* GN050 (dropped) */
@@ -1022,33 +1042,20 @@ gnomon_branch_floor(PG_FUNCTION_ARGS)
 static int
 point_levels(int32 id)
 {
-	Relation	rel,
-				irel;
-	IndexScanDesc scan;
-	TupleTableSlot *slot;
-	ScanKeyData sk;
+	CatalogProbe cp;
 	int			levels = -1;
 
 	if (point_key_matches(id, GetActiveSnapshot()))
 		return pc.point->nlevels;
-	irel = index_open(branch_catalog_index(), AccessShareLock);
-	rel = table_open(branch_catalog, AccessShareLock);
-	ScanKeyInit(&sk, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
-	slot = table_slot_create(rel, NULL);
-	scan = index_beginscan(rel, irel, GetActiveSnapshot(), 1, 0);
-	index_rescan(scan, &sk, 1, NULL, 0);
-	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	if (catalog_probe_begin(&cp, id))
 	{
 		bool		chain_null;
-		Datum		chain = slot_getattr(slot, branch_chain_att, &chain_null);
+		Datum		chain = slot_getattr(cp.slot, branch_chain_att, &chain_null);
 
 		/* (a branch of main stores no chain: one level, as load_point reads it) */
 		levels = chain_null ? 1 : ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(chain)), ARR_DIMS(DatumGetArrayTypeP(chain)));
 	}
-	index_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
-	table_close(rel, NoLock);
-	index_close(irel, NoLock);
+	catalog_probe_end(&cp);
 	return levels;
 }
 
