@@ -82,12 +82,10 @@ class BranchReadCProbeCIT extends GnomonIT {
       st.execute("set client_min_messages = debug1");
       c.setAutoCommit(false);
       c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
-      int compared = 0;
       List<String> messages = new ArrayList<>();
       for (int k = 0; k <= 301; k++) {
         String[] both = readBoth(st, k, messages);
         assertEquals(both[1], both[0], "SERIALIZABLE, key " + k);
-        compared++;
       }
       c.commit();
       assertTrue(messages.stream().anyMatch(m -> m.contains("main's " + INDEX_SCAN) && m.contains("SERIALIZABLE")),
@@ -103,7 +101,6 @@ class BranchReadCProbeCIT extends GnomonIT {
       }
       c.commit();
       assertTrue(after.stream().noneMatch(m -> m.contains(INDEX_SCAN)), "no index scan in READ COMMITTED: " + after);
-      assertEquals(302, compared);
     }
   }
 

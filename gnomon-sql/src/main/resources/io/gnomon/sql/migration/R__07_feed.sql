@@ -487,8 +487,8 @@ comment on function gnomon.c_feed_page_enabled() is 'Internal: whether gnomon.fe
 -- With read_after (a position at or after the acknowledged one, no later than the last tick), the page after it
 -- instead: a consumer reads its next page while it handles this one, and acknowledges each once handled.
 -- gnomon.feed_page_plan chooses the page: for each batch it reads, the statement of the page's events (q, over the
--- parameters in the other columns, $1 to $19 in their order), or the heartbeat's; gnomon.feed_read runs them. (The
--- Java consumer once ran them as its own statements; it calls feed_read now, so the split could fold back into it.)
+-- parameters in the other columns, $1 to $19 in their order), or the heartbeat's; gnomon.feed_read runs them (both of
+-- its versions, gnomon.install_feed_read: the C one reads a C page straight into its result, q_c_table naming it).
 drop function if exists gnomon.feed_read(text, integer);
 drop function if exists gnomon.feed_read(text, integer, text);
 drop function if exists gnomon.feed_page_plan(text, integer, text);
