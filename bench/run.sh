@@ -78,6 +78,16 @@ if [[ $# -eq 0 || " $* " == *" feed "* ]]; then
   export GNOMON_BENCH_FEED_PEERS
   echo "bench: feed peers: ${GNOMON_BENCH_FEED_PEERS//$'\n'/; }" >&2
 fi
+# the branches group counts main's instructions with and without 100,000 branches under callgrind (Debian's valgrind):
+# installed here as root when missing; without it, those two rows say why they were not measured
+if [[ $# -eq 0 || " $* " == *" branches "* ]] && ! command -v valgrind > /dev/null; then
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get > /dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind > /dev/null 2>&1 \
+      || echo "bench: apt-get install valgrind failed: main's instruction counts will not be measured" >&2
+  else
+    echo "bench: valgrind is not installed (apt-get install valgrind): main's instruction counts will not be measured" >&2
+  fi
+fi
 # the optional C write path (gnomon-c), measured by the write-read group beside the PL/pgSQL trigger: built here with
 # PGXS and loaded by absolute path from the run's private copy; without it, the group measures PL/pgSQL only
 c_library=()

@@ -79,6 +79,8 @@ final class BranchesGroup {
         rows.add(many.get(3));
         rows.addAll(many.subList(4, 6));
       }
+      // with every connection closed: the cluster stops while callgrind counts main's loops, and starts again
+      rows.addAll(new BranchScale(pg, budget, pgbench, log).mainInstructions(NONE, MANY));
     } catch (SQLException e) {
       throw new IllegalStateException(e.getMessage(), e);
     } finally {

@@ -6,12 +6,12 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /** Finding executables on the PATH. */
-final class Tools {
+public final class Tools {
 
   private Tools() {}
 
   /** Returns the first executable called {@code name} on the PATH. */
-  static Optional<Path> onPath(String name) {
+  public static Optional<Path> onPath(String name) {
     String path = System.getenv("PATH");
     if (path == null || path.isBlank()) {
       path = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
