@@ -671,6 +671,32 @@ compress_value(Form_pg_attribute att, Datum value)
 	return DatumGetPointer(compressed) != NULL ? compressed : value;
 }
 
+/* Versions a statement of many rows inserts at a time (the slots and tuples of one batch are kept until it is flushed) */
+#define WRITE_BATCH 1000
+
+/*
+ * Inserts a batch of versions into the history partition with one table_multi_insert (heap_multi_insert fills a page
+ * per lock and WAL record), then their index entries, each at its tuple's new TID; the slots are cleared.
+ */
+static void
+flush_batch(Relation part, ResultRelInfo *rri, EState *estate, TupleTableSlot **batch, int n, CommandId cid,
+			int nindexes)
+{
+	table_multi_insert(part, batch, n, cid, 0, NULL);
+	for (int i = 0; i < n; i++)
+	{
+		if (nindexes > 0)
+		{
+			MemoryContext old = MemoryContextSwitchTo(GetPerTupleMemoryContext(estate));
+
+			list_free(ExecInsertIndexTuples(rri, batch[i], estate, false, false, NULL, NIL));
+			MemoryContextSwitchTo(old);
+			ResetPerTupleExprContext(estate);
+		}
+		ExecClearTuple(batch[i]);
+	}
+}
+
 /* Writes one version per row of a transition table into the history, with the operation op. */
 static bool
 write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
@@ -689,8 +715,15 @@ write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
 	bool	   *nulls;
 	CommandId	cid;
 	int			readptr;
+	int64		nrows = tuplestore_tuple_count(rows);
+	/* a statement of many rows inserts its versions a batch at a time (table_multi_insert, as COPY does): one heap
+	 * page lock and one WAL record per page filled instead of per version */
+	int			batch_max = nrows > 1 ? (int) Min(nrows, WRITE_BATCH) : 0;
+	TupleTableSlot **batch = NULL;
+	int			nbatch = 0;
+	MemoryContext batch_cxt = NULL;
 
-	if (tuplestore_tuple_count(rows) == 0)
+	if (nrows == 0)
 		return true;
 
 	xid = FullTransactionIdGetDatum(GetTopFullTransactionId());
@@ -733,6 +766,14 @@ write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
 	dst = MakeSingleTupleTableSlot(hd, &TTSOpsHeapTuple);
 	values = (Datum *) palloc(sizeof(Datum) * hd->natts);
 	nulls = (bool *) palloc(sizeof(bool) * hd->natts);
+	if (batch_max > 0)
+	{
+		batch = (TupleTableSlot **) palloc(sizeof(TupleTableSlot *) * batch_max);
+		for (int i = 0; i < batch_max; i++)
+			batch[i] = MakeSingleTupleTableSlot(hd, &TTSOpsHeapTuple);
+		/* the batch's tuples live until it is flushed */
+		batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "gnomon write batch", ALLOCSET_DEFAULT_SIZES);
+	}
 
 	/* a read pointer of our own: other triggers of the statement may read the same transition table */
 	readptr = tuplestore_alloc_read_pointer(rows, EXEC_FLAG_REWIND);
@@ -774,6 +815,22 @@ write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
 					break;
 			}
 		}
+		if (batch != NULL)
+		{
+			MemoryContextSwitchTo(batch_cxt);
+			tup = heap_form_tuple(hd, values, nulls);
+			MemoryContextSwitchTo(old);
+			/* the slot owns it (freed when cleared): heap_multi_insert would otherwise copy it to materialise it */
+			ExecStoreHeapTuple(tup, batch[nbatch++], true);
+			ResetPerTupleExprContext(estate);
+			if (nbatch == batch_max)
+			{
+				flush_batch(part, rri, estate, batch, nbatch, cid, nindexes);
+				nbatch = 0;
+				MemoryContextReset(batch_cxt);
+			}
+			continue;
+		}
 		tup = heap_form_tuple(hd, values, nulls);
 		ExecStoreHeapTuple(tup, dst, false);
 		table_tuple_insert(part, dst, cid, 0, NULL);
@@ -782,6 +839,14 @@ write_versions(WriteTarget *t, Relation rel, Tuplestorestate *rows, char op)
 		ExecClearTuple(dst);
 		MemoryContextSwitchTo(old);
 		ResetPerTupleExprContext(estate);
+	}
+	if (nbatch > 0)
+		flush_batch(part, rri, estate, batch, nbatch, cid, nindexes);
+	if (batch != NULL)
+	{
+		for (int i = 0; i < batch_max; i++)
+			ExecDropSingleTupleTableSlot(batch[i]);
+		MemoryContextDelete(batch_cxt);
 	}
 	tuplestore_select_read_pointer(rows, 0);
 

@@ -81,6 +81,68 @@ class CWritePathIT extends GnomonIT {
     runWorkload("partitioned", false);
   }
 
+  /**
+   * A statement of more than a thousand rows goes to the history in batches (table_multi_insert, then each version's
+   * index entries): full batches and a partial last one, a batch rolled back with its savepoint, and every version
+   * found again through the history's indexes at its own TID.
+   */
+  @Test
+  void statementsOfThousandsOfRowsWriteTheSameHistoryInBatches() throws Exception {
+    sql("create domain gnomon_test_pos as int check (value > 0)");
+    twoTables(PLAIN);
+    String start = coordinate();
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      both(st, "insert into %1$s (id, v, n, big) select g, 'b' || g, g, case when g %% 500 = 0 then repeat('y', 5000)"
+          + " end from generate_series(1, 2500) g");
+      c.commit();
+      both(st, "update %1$s set v = v || '+', n = n + 1");
+      st.execute("savepoint sp");
+      both(st, "update %1$s set v = 'gone' where id <= 1500");
+      st.execute("rollback to savepoint sp");
+      both(st, "delete from %1$s where id > 1299");
+      c.commit();
+      c.setAutoCommit(true);
+    }
+    String pl = history("pl");
+    String cc = history("cc");
+    assertEquals(2500 + 2500 + 1201, cc.split("\n").length, "versions: insert, update, delete (the rolled-back"
+        + " update's none)");
+    assertEquals(pl, cc, "the batched C trigger wrote another history: " + firstDifference(pl, cc));
+    String now = coordinate();
+    for (String coord : List.of(start, now)) {
+      assertEquals(asOf("pl", coord), asOf("cc", coord), "as-of " + coord);
+    }
+    // each index entry at its version's TID: the same versions through the key's B-tree and through the BRIN on g_xid
+    // as by a sequential scan
+    String bySeq = one("select string_agg((id, g_vid)::text, ',' order by id, g_vid) from gnomon_t.cc_h");
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("set enable_seqscan = off");
+      st.execute("set enable_bitmapscan = off");
+      assertSameThrough(st, "Index Scan", bySeq, "id between 1 and 2500");
+      st.execute("set enable_bitmapscan = on");
+      st.execute("set enable_indexscan = off");
+      assertSameThrough(st, "Bitmap Index Scan", bySeq, "g_xid > '1'::xid8");
+    }
+  }
+
+  private static void assertSameThrough(Statement st, String node, String expected, String where) throws SQLException {
+    String q = "select string_agg((id, g_vid)::text, ',' order by id, g_vid) from gnomon_t.cc_h where " + where;
+    StringBuilder plan = new StringBuilder();
+    try (ResultSet rs = st.executeQuery("explain (costs off) " + q)) {
+      while (rs.next()) {
+        plan.append(rs.getString(1)).append('\n');
+      }
+    }
+    assertTrue(plan.toString().contains(node), "planned with a " + node + ": " + plan);
+    try (ResultSet rs = st.executeQuery(q)) {
+      rs.next();
+      assertEquals(expected, rs.getString(1), "the versions found through a " + node + " where " + where);
+    }
+  }
+
   /** The random workload: each statement on pl, then on cc, in one transaction; then both histories compared. */
   private void runWorkload(String label, boolean addColumnHalfway) throws Exception {
     long seed = Seeds.seed("CWritePathIT " + label);
