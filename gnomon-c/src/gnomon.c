@@ -682,19 +682,18 @@ static void
 flush_batch(Relation part, ResultRelInfo *rri, EState *estate, TupleTableSlot **batch, int n, CommandId cid,
 			int nindexes)
 {
+	MemoryContext old;
+
 	table_multi_insert(part, batch, n, cid, 0, NULL);
+	old = MemoryContextSwitchTo(GetPerTupleMemoryContext(estate));
 	for (int i = 0; i < n; i++)
 	{
 		if (nindexes > 0)
-		{
-			MemoryContext old = MemoryContextSwitchTo(GetPerTupleMemoryContext(estate));
-
 			list_free(ExecInsertIndexTuples(rri, batch[i], estate, false, false, NULL, NIL));
-			MemoryContextSwitchTo(old);
-			ResetPerTupleExprContext(estate);
-		}
+		ResetPerTupleExprContext(estate);
 		ExecClearTuple(batch[i]);
 	}
+	MemoryContextSwitchTo(old);
 }
 
 /* Writes one version per row of a transition table into the history, with the operation op. */

@@ -162,11 +162,14 @@ final class BranchScale {
     String read = "select bench.branch_read_loop(null, %d)";
     String updateName = "main_update_instructions_100k_branches_vs_none";
     String readName = "main_point_read_instructions_100k_branches_vs_none";
+    java.util.function.Function<String, List<Metric>> notCounted = why -> {
+      log.log("main's instructions not counted: %s", why);
+      return List.of(FeedRun.unavailable(updateName, "instructions", why),
+          FeedRun.unavailable(readName, "instructions", why));
+    };
     Optional<String> why = Callgrind.unavailable(pg);
     if (why.isPresent()) {
-      log.log("main's instructions not counted: %s", why.get());
-      return List.of(FeedRun.unavailable(updateName, "instructions", why.get()),
-          FeedRun.unavailable(readName, "instructions", why.get()));
+      return notCounted.apply(why.get());
     }
     int small = budget.quick() ? 200 : 1_000;
     int large = budget.quick() ? 1_200 : 6_000;
@@ -184,9 +187,7 @@ final class BranchScale {
       }
     } catch (IllegalStateException e) {
       // the group's other rows stand: these two say what went wrong
-      log.log("main's instructions not counted: %s", e.getMessage());
-      return List.of(FeedRun.unavailable(updateName, "instructions", e.getMessage()),
-          FeedRun.unavailable(readName, "instructions", e.getMessage()));
+      return notCounted.apply(e.getMessage());
     } finally {
       pg.start();
     }
